@@ -1,0 +1,1 @@
+"""OpenDRIVE road model: reader, lane geometry, lane graph, queries (see api.py)."""
