@@ -1,0 +1,447 @@
+"""Pydantic models of a scenario file; values are converted to SI units as they are read.
+
+Units: speeds are written in km/h and angles in degrees in YAML; the model holds m/s and radians
+(every field description says which). Lengths are metres, times seconds, everywhere.
+
+Lane and s conventions (for authors and for the emitters):
+- `lane: 1` is the first lane in the forward direction counting from the road's centre line,
+  `lane: 2` the next one outwards, up to `road.lanes.forward`. `lane: -1` is the first lane of
+  the opposite (oncoming) direction, down to `-road.lanes.backward`. Lane 0 does not exist.
+  With right-hand traffic (most countries) forward lanes are OpenDRIVE lanes -1, -2, ... (right of
+  the reference line); with left-hand traffic (JP, GB, ...) they are +1, +2, ... `driving_side()`
+  tells which.
+- `s` is metres along the main road's reference line from its start, whatever the lane's direction.
+  For junction kinds (intersection, t_junction, roundabout) the main road is the ego's approach arm:
+  it runs from s = 0 to s = road.length, where it meets the junction. For highway_merge it is the
+  main carriageway; the on-ramp joins it at `road.ramp.merge_s`.
+- A pedestrian or police officer may stand on the roadside with `place: {side: right, s: ...}`
+  instead of a lane.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
+    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "sun_elevation",
+    "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
+    "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
+    "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
+    "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario",
+]
+
+KMH = 1.0 / 3.6  # m/s per km/h
+
+
+def _kmh(v: float) -> float:
+    return v * KMH
+
+
+def _deg(v: float) -> float:
+    return math.radians(v)
+
+
+SpeedKmh = Annotated[float, Field(ge=0), AfterValidator(_kmh)]
+OptSpeedKmh = Union[Annotated[float, Field(gt=0), AfterValidator(_kmh)], None]
+Metres = Annotated[float, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- environment
+
+WEATHER_PRESETS: dict[str, dict[str, Any]] = {
+    # cloudiness 0..1, precipitation type, intensity 0..1, fog visual range m, wetness 0..1, friction
+    "clear": dict(cloudiness=0.1, precipitation="none", precipitation_intensity=0.0, fog_visual_range=100000.0, wetness=0.0, friction=1.0),
+    "cloudy": dict(cloudiness=0.8, precipitation="none", precipitation_intensity=0.0, fog_visual_range=100000.0, wetness=0.0, friction=1.0),
+    "wet": dict(cloudiness=0.5, precipitation="none", precipitation_intensity=0.0, fog_visual_range=100000.0, wetness=0.7, friction=0.8),
+    "rain_light": dict(cloudiness=0.8, precipitation="rain", precipitation_intensity=0.3, fog_visual_range=5000.0, wetness=0.6, friction=0.75),
+    "rain_heavy": dict(cloudiness=1.0, precipitation="rain", precipitation_intensity=0.9, fog_visual_range=1000.0, wetness=1.0, friction=0.6),
+    "fog_light": dict(cloudiness=0.6, precipitation="none", precipitation_intensity=0.0, fog_visual_range=200.0, wetness=0.2, friction=0.9),
+    "fog_dense": dict(cloudiness=0.9, precipitation="none", precipitation_intensity=0.0, fog_visual_range=50.0, wetness=0.3, friction=0.85),
+    "snow": dict(cloudiness=1.0, precipitation="snow", precipitation_intensity=0.6, fog_visual_range=2000.0, wetness=0.5, friction=0.4),
+}
+WeatherPreset = Literal["clear", "cloudy", "wet", "rain_light", "rain_heavy", "fog_light", "fog_dense", "snow"]
+TIME_PRESETS = {"dawn": "06:10", "day": "12:00", "dusk": "18:20", "night": "23:00"}
+
+
+def sun_elevation(hhmm: str) -> float:
+    """Sun elevation in radians for a local time: a sine arc, 0 at 06:00 and 18:00, 60 deg at noon."""
+    h, m = (int(x) for x in hhmm.split(":"))
+    hours = h + m / 60.0
+    return math.radians(60.0) * math.sin(math.pi * (hours - 6.0) / 12.0) if 0 <= hours < 24 else 0.0
+
+
+class Environment(_Model):
+    """Weather and time of day; a preset fills every weather value not given explicitly."""
+
+    weather: WeatherPreset = Field("clear", description="Weather preset; explicit values below override it.")
+    cloudiness: float = Field(0.1, ge=0, le=1, description="Cloud cover, 0..1.")
+    precipitation: Literal["none", "rain", "snow"] = Field("none", description="Precipitation type.")
+    precipitation_intensity: float = Field(0.0, ge=0, le=1, description="Precipitation intensity, 0..1.")
+    fog_visual_range: float = Field(100000.0, gt=0, description="Visual range in fog, m.")
+    wetness: float = Field(0.0, ge=0, le=1, description="Road wetness, 0..1.")
+    friction: float = Field(1.0, gt=0, le=1.5, description="Road friction coefficient.")
+    time: str = Field("day", description="Local time 'HH:MM' or one of dawn, day, dusk, night.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_preset(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            preset = WEATHER_PRESETS.get(data.get("weather", "clear"), {})
+            data = {**preset, **data}
+        return data
+
+    @field_validator("time")
+    @classmethod
+    def _check_time(cls, v: str) -> str:
+        if v in TIME_PRESETS:
+            return v
+        parts = v.split(":")
+        if len(parts) == 2 and all(p.isdigit() and len(p) == 2 for p in parts) and int(parts[0]) < 24 and int(parts[1]) < 60:
+            return v
+        raise ValueError(f"expected 'HH:MM' (00:00..23:59) or one of {', '.join(TIME_PRESETS)}, got {v!r}")
+
+    @property
+    def time_of_day(self) -> str:
+        """The time as 'HH:MM' (a preset resolved)."""
+        return TIME_PRESETS.get(self.time, self.time)
+
+    @property
+    def sun_elevation(self) -> float:
+        """Sun elevation in radians (negative at night)."""
+        return sun_elevation(self.time_of_day)
+
+
+# ---------------------------------------------------------------- road
+
+_STYLES = ["solid", "broken", "solid_solid", "solid_broken", "broken_solid"]
+MARKINGS = [f"{s}_{c}" for s in _STYLES for c in ("white", "yellow")] + ["none"]
+Marking = Literal[
+    "solid_white", "solid_yellow", "broken_white", "broken_yellow", "solid_solid_white", "solid_solid_yellow",
+    "solid_broken_white", "solid_broken_yellow", "broken_solid_white", "broken_solid_yellow", "none",
+]
+
+
+class Lanes(_Model):
+    forward: int = Field(1, ge=1, le=6, description="Lanes in the ego's direction.")
+    backward: int = Field(1, ge=0, le=6, description="Lanes in the opposite direction (0: one-way road).")
+    width: float = Field(3.5, ge=2.0, le=6.0, description="Lane width, m.")
+
+
+class Markings(_Model):
+    """Lane boundary markings: style_colour; 'solid_broken' means solid on the left as seen along s."""
+
+    center: Marking | None = Field(None, description="Between the two directions; default: country style (yellow in CN/US, white elsewhere), broken.")
+    lanes: Marking = Field("broken_white", description="Between lanes of the same direction.")
+    edge: Marking = Field("solid_white", description="Outer road edges.")
+
+
+class Section(_Model):
+    kind: Literal["tunnel", "bridge", "school_zone", "work_zone"]
+    s_start: Metres = Field(..., description="Start along the main road, m.")
+    s_end: Metres = Field(..., description="End along the main road, m.")
+    speed_limit: OptSpeedKmh = Field(None, description="Speed limit inside the section: km/h in YAML, m/s in the model.")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Section":
+        if self.s_end <= self.s_start:
+            raise ValueError(f"s_end ({self.s_end}) must be greater than s_start ({self.s_start})")
+        return self
+
+
+class Crosswalk(_Model):
+    s: Metres = Field(..., description="Centre of the crosswalk along the main road, m.")
+    width: Positive = Field(4.0, description="Width of the crosswalk along s, m.")
+
+    @property
+    def s_start(self) -> float:
+        return self.s - self.width / 2
+
+    @property
+    def s_end(self) -> float:
+        return self.s + self.width / 2
+
+
+class StopLine(_Model):
+    s: Metres = Field(..., description="Position along the main road, m.")
+    lanes: list[int] | None = Field(None, description="User lane numbers it spans; default every forward lane.")
+
+
+class LightPhase(_Model):
+    state: Literal["red", "yellow", "green", "red_yellow", "off"]
+    duration: Positive = Field(..., description="Phase duration, s.")
+
+
+class TrafficLight(_Model):
+    id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
+    s: Metres = Field(..., description="Stop position along the main road, m (a stop line is implied).")
+    side: Literal["right", "left"] = "right"
+    phases: list[LightPhase] = Field(..., min_length=1, description="Cycle, repeated from t = 0.")
+    offset: float = Field(0.0, ge=0, description="Time into the cycle at t = 0, s.")
+
+
+class Sign(_Model):
+    id: str = Field(..., description="Sign id from sign_assets/signs.yaml (e.g. speed_limit, stop).")
+    s: Metres = Field(..., description="Position along the main road, m.")
+    side: Literal["right", "left", "both", "overhead"] = "right"
+    value: float | None = Field(None, description="Value shown on the sign in the sign's own unit (km/h for speed signs).")
+    direction: Literal["forward", "backward"] = Field("forward", description="Traffic the sign faces.")
+
+
+class Ramp(_Model):
+    merge_s: Metres = Field(..., description="Where the on-ramp's acceleration lane starts on the main road, m.")
+    length: Positive = Field(120.0, description="Acceleration lane length, m.")
+
+
+class Road(_Model):
+    kind: Literal["straight", "curve", "intersection", "t_junction", "highway_merge", "roundabout"]
+    length: Positive = Field(300.0, le=5000, description="Main road length, m (for junction kinds: the ego's approach arm; other arms are as long).")
+    lanes: Lanes = Field(default_factory=Lanes)
+    speed_limit: OptSpeedKmh = Field(None, description="Speed limit: km/h in YAML, m/s in the model; none: no posted limit.")
+    markings: Markings = Field(default_factory=Markings)
+    sections: list[Section] = Field(default_factory=list)
+    crosswalks: list[Crosswalk] = Field(default_factory=list)
+    stop_lines: list[StopLine] = Field(default_factory=list)
+    traffic_lights: list[TrafficLight] = Field(default_factory=list)
+    signs: list[Sign] = Field(default_factory=list)
+    radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
+    angle: float = Field(90.0, gt=0, le=270, description="Curve turning angle: degrees in YAML, radians in the model.")
+    direction: Literal["left", "right"] = Field("left", description="Curve turning direction.")
+    curve_start: Metres = Field(0.0, description="Straight lead-in before the curve begins, m.")
+    ramp: Ramp | None = Field(None, description="On-ramp (highway_merge only).")
+
+    @field_validator("angle")
+    @classmethod
+    def _angle_rad(cls, v: float) -> float:
+        return _deg(v)
+
+
+# ---------------------------------------------------------------- ego and actors
+
+class Route(_Model):
+    distance: Positive | None = Field(None, description="Goal: this far along the route from the start, m.")
+    exit: Literal["left", "straight", "right"] | None = Field(None, description="Exit taken at the junction.")
+
+    @model_validator(mode="after")
+    def _one(self) -> "Route":
+        if self.distance is None and self.exit is None:
+            raise ValueError("expected a goal: distance (m) or exit (left|straight|right)")
+        return self
+
+
+class Ego(_Model):
+    lane: int = Field(1, description="User lane number (1: first forward lane from the centre).")
+    s: Metres = Field(10.0, description="Start along the main road, m.")
+    speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
+    route: Route = Field(..., description="Goal of the ego.")
+    model: str = Field("vehicle.tesla.model3", description="Vehicle model (CARLA blueprint id).")
+
+
+ActorKind = Literal["vehicle", "truck", "bus", "emergency", "motorcycle", "bicycle", "pedestrian",
+                    "police_officer", "cone", "barrier", "broken_down_vehicle"]
+# length, width, height in m per kind (used for overlap checks and bounding boxes)
+ACTOR_DIMENSIONS: dict[str, tuple[float, float, float]] = {
+    "ego": (4.8, 2.0, 1.5), "vehicle": (4.7, 1.9, 1.5), "truck": (8.5, 2.5, 3.5), "bus": (12.0, 2.55, 3.2),
+    "emergency": (5.5, 2.1, 2.4), "motorcycle": (2.2, 0.8, 1.5), "bicycle": (1.8, 0.6, 1.7),
+    "pedestrian": (0.5, 0.6, 1.75), "police_officer": (0.5, 0.6, 1.8), "cone": (0.4, 0.4, 0.7),
+    "barrier": (1.0, 2.0, 1.0), "broken_down_vehicle": (4.7, 1.9, 1.5),
+}
+STATIC_KINDS = frozenset({"cone", "barrier", "broken_down_vehicle"})
+PEDESTRIAN_KINDS = frozenset({"pedestrian", "police_officer"})
+
+
+class Place(_Model):
+    """Absolute {lane, s} or {side, s}, or relative {ahead_of|behind|left_of|right_of: id, distance}."""
+
+    lane: int | None = Field(None, description="User lane number (absolute placement).")
+    side: Literal["right", "left"] | None = Field(None, description="Roadside instead of a lane (pedestrians, police).")
+    s: Metres | None = Field(None, description="Along the main road, m (absolute placement).")
+    ahead_of: str | None = None
+    behind: str | None = None
+    left_of: str | None = None
+    right_of: str | None = None
+    distance: float = Field(0.0, ge=0, description="Longitudinal gap from the reference's position, m (relative placement).")
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Place":
+        rel = [k for k in ("ahead_of", "behind", "left_of", "right_of") if getattr(self, k) is not None]
+        if len(rel) > 1:
+            raise ValueError(f"expected one of ahead_of, behind, left_of, right_of, got {', '.join(rel)}")
+        if rel:
+            if self.lane is not None or self.s is not None or self.side is not None:
+                raise ValueError("a relative placement takes no lane, side or s")
+        else:
+            if self.s is None or (self.lane is None) == (self.side is None):
+                raise ValueError("expected {lane, s}, {side, s} or {ahead_of|behind|left_of|right_of: id, distance}")
+        return self
+
+    @property
+    def reference(self) -> tuple[str, str] | None:
+        """(relation, actor id) for a relative placement, else None."""
+        for k in ("ahead_of", "behind", "left_of", "right_of"):
+            if getattr(self, k) is not None:
+                return k, getattr(self, k)
+        return None
+
+
+class PositionTrigger(_Model):
+    s: Metres = Field(..., description="Position along the main road, m.")
+    lane: int | None = Field(None, description="User lane number; default the ego's lane.")
+    distance: Positive = Field(5.0, description="Fires when the ego is within this distance, m.")
+
+
+class Trigger(_Model):
+    """Start condition of a behaviour; exactly one key. No trigger: start at t = 0."""
+
+    time: Metres | None = Field(None, description="Simulation time, s.")
+    ego_distance: Positive | None = Field(None, description="The ego is within this distance of the actor, m.")
+    distance_to_position: PositionTrigger | None = Field(None, description="The ego is near a position.")
+    ttc: Positive | None = Field(None, description="Time-to-collision between the ego and the actor below this, s.")
+
+    @model_validator(mode="after")
+    def _one(self) -> "Trigger":
+        given = [k for k in ("time", "ego_distance", "distance_to_position", "ttc") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"expected exactly one of time, ego_distance, distance_to_position, ttc, got {len(given)}")
+        return self
+
+
+class _Behaviour(_Model):
+    trigger: Trigger | None = Field(None, description="When it starts; default at t = 0.")
+
+
+class KeepSpeed(_Behaviour):
+    action: Literal["keep_speed"]
+    speed: OptSpeedKmh = Field(None, description="Target speed (default: current): km/h in YAML, m/s in the model.")
+
+
+class ChangeSpeed(_Behaviour):
+    action: Literal["change_speed"]
+    to: SpeedKmh = Field(..., description="Target speed: km/h in YAML, m/s in the model.")
+    rate: Positive = Field(2.0, le=12, description="Acceleration or deceleration magnitude, m/s^2.")
+
+
+class ChangeLane(_Behaviour):
+    action: Literal["change_lane"]
+    direction: Literal["left", "right"]
+    lanes: int = Field(1, ge=1, le=5, description="Lanes to move over.")
+    duration: Positive = Field(3.0, description="Lateral manoeuvre duration, s.")
+
+
+class CutIn(_Behaviour):
+    action: Literal["cut_in"]
+    target: str = Field("ego", description="Whose lane to cut into.")
+    gap: Metres = Field(10.0, description="Longitudinal gap ahead of the target when cutting in, m.")
+    duration: Positive = Field(2.0, description="Lateral manoeuvre duration, s.")
+
+
+class Stop(_Behaviour):
+    action: Literal["stop"]
+    rate: Positive = Field(4.0, le=12, description="Deceleration, m/s^2.")
+
+
+class CrossRoad(_Behaviour):
+    action: Literal["cross_road"]
+    speed: Annotated[float, Field(gt=0), AfterValidator(_kmh)] = Field(5.0, description="Walking/riding speed: km/h in YAML, m/s in the model.")
+    to: Literal["left", "right"] = Field("left", description="Side of the road it walks to.")
+
+
+class FollowLane(_Behaviour):
+    action: Literal["follow_lane"]
+    speed: OptSpeedKmh = Field(None, description="Speed (default: current): km/h in YAML, m/s in the model.")
+
+
+class PullOver(_Behaviour):
+    action: Literal["pull_over"]
+    side: Literal["right", "left"] = "right"
+    distance: Positive = Field(30.0, description="Distance travelled while pulling over, m.")
+
+
+Behaviour = Annotated[Union[KeepSpeed, ChangeSpeed, ChangeLane, CutIn, Stop, CrossRoad, FollowLane, PullOver],
+                      Field(discriminator="action")]
+
+
+class Actor(_Model):
+    id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$", description="Unique actor id (not 'ego' or 'hero').")
+    kind: ActorKind
+    place: Place
+    speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
+    siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
+    model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
+    behaviours: list[Behaviour] = Field(default_factory=list)
+
+    @property
+    def siren_on(self) -> bool:
+        return self.kind == "emergency" and self.siren is not False
+
+
+# ---------------------------------------------------------------- the rest
+
+class Traffic(_Model):
+    density: float = Field(0.0, ge=0, le=60, description="Background vehicles per km per lane.")
+    pedestrians: int = Field(0, ge=0, le=200, description="Background pedestrians.")
+    seed: int = Field(0, ge=0, description="Seed of the background traffic (and of the variant).")
+
+
+class RuleRef(_Model):
+    id: str = Field(..., description="Rule id from scenarios/rules/.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Rule parameters (SI units).")
+
+
+class Expect(_Model):
+    reach_goal: bool = True
+    timeout: Positive = Field(60.0, le=3600, description="Simulated time limit, s.")
+    rules_hold: bool = True
+
+
+class Scenario(_Model):
+    """A rule scenario as written in YAML (sweep not yet applied when it has one)."""
+
+    name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Identifier: letters, digits, . _ -")
+    description: str = ""
+    country: str = Field("CN", pattern=r"^[A-Z]{2}$", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants.")
+    level: Literal["L1", "L2", "L3", "L4", "L5"] = Field("L1", description="Difficulty level.")
+    tags: list[str] = Field(default_factory=list)
+    environment: Environment = Field(default_factory=Environment)
+    road: Road
+    ego: Ego
+    actors: list[Actor] = Field(default_factory=list)
+    traffic: Traffic = Field(default_factory=Traffic)
+    rules: list[RuleRef] = Field(default_factory=list, description="Rule ids, or {id, params}.")
+    expect: Expect = Field(default_factory=Expect)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict, description="dotted.path: [values]; each combination is a variant.")
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _rule_strings(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            return [{"id": r} if isinstance(r, str) else r for r in v]
+        return v
+
+    @field_validator("sweep")
+    @classmethod
+    def _sweep_nonempty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for k, vals in v.items():
+            if not vals:
+                raise ValueError(f"sweep {k!r}: expected a non-empty list of values")
+        return v
+
+    @property
+    def driving_side(self) -> str:
+        return driving_side(self.country)
+
+
+LEFT_HAND_COUNTRIES = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "MO", "SG", "MY", "TH", "ID", "ZA", "KE", "PK", "BD", "LK", "CY", "MT"})
+
+
+def driving_side(country: str) -> str:
+    """'left' for left-hand-traffic countries, else 'right'."""
+    return "left" if country.upper() in LEFT_HAND_COUNTRIES else "right"
