@@ -1,0 +1,210 @@
+"""Read an OpenSCENARIO file: parameters substituted in scope, catalog references replaced by their entries."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from roadtest.errors import Problem, ScenarioError, UserError
+from roadtest.sim.xosc.catalogs import CatalogSet
+from roadtest.sim.xosc.params import ParamScope, convert, resolve_value
+
+__all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail", "declare",
+           "substitute", "expand_distribution"]
+
+FILE_ATTR = "_rtfile"  # set on elements copied in from another file (catalog entries), for error locations
+
+
+def parse_xml(path: Path):
+    """Parse an XML file keeping line numbers; a malformed file is the user's mistake."""
+    from lxml import etree
+
+    try:
+        return etree.parse(str(path), etree.XMLParser(remove_comments=True, huge_tree=True)).getroot()
+    except OSError as e:
+        raise UserError(f"{path}: cannot read ({e})") from e
+    except etree.XMLSyntaxError as e:
+        line, col = e.position if e.position else (0, 0)
+        raise ScenarioError(Problem(str(path), line, col, "", f"not well-formed XML: {e.msg}")) from e
+
+
+def where(el, default_file: str = "") -> tuple[str, int]:
+    """(file, line) of an element, following the file marker of copied catalog entries."""
+    e = el
+    while e is not None:
+        f = e.get(FILE_ATTR)
+        if f:
+            return f, el.sourceline or 0
+        e = e.getparent()
+    return default_file, el.sourceline or 0
+
+
+def fail(el, field_name: str, message: str, default_file: str = "") -> ScenarioError:
+    """A ScenarioError located at an element."""
+    f, line = where(el, default_file)
+    return ScenarioError(Problem(f, line, 0, field_name, message))
+
+
+def declare(decls, scope: ParamScope, file: str, overrides: Mapping[str, Any] | None = None) -> None:
+    """Add a ParameterDeclarations element's parameters to `scope` (values may use earlier ones)."""
+    if decls is None:
+        return
+    for d in decls.findall("ParameterDeclaration"):
+        name = d.get("name")
+        if not name:
+            raise fail(d, "ParameterDeclaration.name", "missing parameter name", file)
+        ptype = d.get("parameterType", "string")
+        assigned = bool(overrides) and name in overrides
+        raw = overrides[name] if assigned else d.get("value", "")
+        try:
+            value = resolve_value(str(raw), scope)
+            try:
+                scope[name] = convert(value, ptype)
+            except UserError:
+                if not assigned:
+                    raise
+                scope[name] = value  # an assignment of the wrong type: keep the text, as players do
+        except UserError as e:
+            raise fail(d, f"ParameterDeclaration[{name}].value", str(e), file) from None
+
+
+def substitute(el, scope: ParamScope, file: str, catalogs: "CatalogSet | None") -> None:
+    """Resolve `$` references in every attribute below `el`, scoping ParameterDeclarations; inline catalog entries."""
+    decls = el.find("ParameterDeclarations")
+    if decls is not None and el.tag not in ("OpenSCENARIO",):
+        scope = ParamScope(scope)
+        declare(decls, scope, file)
+    for k, v in el.attrib.items():
+        if "$" in v and el.tag != "ParameterDeclaration":
+            try:
+                el.set(k, resolve_value(v, scope))
+            except UserError as e:
+                raise fail(el, f"{el.tag}.{k}", str(e), file) from None
+    for child in list(el):
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == "CatalogReference" and catalogs is not None:
+            entry = catalogs.resolve(child, scope, file)
+            el.replace(child, entry)
+            continue
+        if child.tag == "ParameterDeclarations":
+            continue
+        substitute(child, scope, file, catalogs)
+
+
+@dataclass
+class Scenario:
+    """A parsed, parameter-resolved OpenSCENARIO scenario."""
+
+    path: Path
+    root: Any  # lxml element <OpenSCENARIO>
+    params: ParamScope
+    rev_minor: int
+    logic_file: Path | None
+    entities: list[Any] = field(default_factory=list)  # <ScenarioObject> elements with entries inlined
+    storyboard: Any = None
+    traffic_signal_controllers: list[Any] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
+
+
+def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
+    """Parse, substitute parameters (with `overrides` on top of the declared values) and inline catalogs."""
+    path = Path(path)
+    root = parse_xml(path)
+    file = str(path)
+    if root.tag != "OpenSCENARIO":
+        raise ScenarioError(Problem(file, root.sourceline or 0, 0, "", f"root element is <{root.tag}>, expected <OpenSCENARIO>"))
+    if root.find("ParameterValueDistribution") is not None:
+        raise ScenarioError(Problem(file, root.sourceline or 0, 0, "",
+                                    "a ParameterValueDistribution file: expand it with expand_distribution()"))
+    header = root.find("FileHeader")
+    rev_minor = int(header.get("revMinor", "0")) if header is not None else 0
+    scope = ParamScope()
+    decls = root.find("ParameterDeclarations")
+    if overrides:
+        declared = {d.get("name") for d in decls.findall("ParameterDeclaration")} if decls is not None else set()
+        unknown = sorted(set(overrides) - declared)
+        if unknown:
+            raise UserError(f"{file}: parameter override(s) {', '.join(unknown)} not declared "
+                            f"(declared: {', '.join(sorted(declared)) or 'none'})")
+    declare(decls, scope, file, overrides)
+    catalogs = CatalogSet(root.find("CatalogLocations"), path.parent)
+    substitute(root, scope, file, catalogs)
+    logic = root.find("RoadNetwork/LogicFile")
+    logic_file = (path.parent / logic.get("filepath")).resolve() if logic is not None and logic.get("filepath") else None
+    ents = root.find("Entities")
+    entities = list(ents.findall("ScenarioObject")) if ents is not None else []
+    if ents is not None and ents.find("EntitySelection") is not None:
+        from roadtest.errors import UnsupportedError
+        raise UnsupportedError("EntitySelection", file, ents.find("EntitySelection").sourceline or 0)
+    sb = root.find("Storyboard")
+    if sb is None:
+        raise ScenarioError(Problem(file, root.sourceline or 0, 0, "Storyboard", "missing <Storyboard>"))
+    tsc = root.findall("RoadNetwork/TrafficSignals/TrafficSignalController")
+    return Scenario(path=path, root=root, params=scope, rev_minor=rev_minor, logic_file=logic_file,
+                    entities=entities, storyboard=sb, traffic_signal_controllers=tsc)
+
+
+def _frange(lo: float, hi: float, step: float) -> list[float]:
+    n = int((hi - lo) / step + 1e-9)
+    return [round(lo + i * step, 12) for i in range(n + 1)]
+
+
+def expand_distribution(path: str | Path) -> list[tuple[Path, dict[str, str]]]:
+    """The runs a deterministic ParameterValueDistribution file stands for: (scenario path, overrides)."""
+    path = Path(path)
+    root = parse_xml(path)
+    file = str(path)
+    pvd = root.find("ParameterValueDistribution")
+    if pvd is None:
+        return [(path, {})]
+    sf = pvd.find("ScenarioFile")
+    if sf is None or not sf.get("filepath"):
+        raise fail(pvd, "ScenarioFile.filepath", "missing scenario file", file)
+    target = (path.parent / sf.get("filepath")).resolve()
+    det = pvd.find("Deterministic")
+    if det is None:
+        from roadtest.errors import UnsupportedError
+        st = pvd.find("Stochastic")
+        raise UnsupportedError("Stochastic", file, (st if st is not None else pvd).sourceline or 0,
+                               "only Deterministic distributions are expanded")
+    axes: list[list[dict[str, str]]] = []
+    for d in det:
+        if not isinstance(d.tag, str):
+            continue
+        if d.tag == "DeterministicMultiParameterDistribution":
+            sets = [{a.get("parameterRef"): a.get("value") for a in pvs.findall("ParameterAssignment")}
+                    for pvs in d.findall("ValueSetDistribution/ParameterValueSet")]
+            axes.append(sets)
+        elif d.tag == "DeterministicSingleParameterDistribution":
+            name = d.get("parameterName")
+            if d.find("DistributionSet") is not None:
+                vals = [e.get("value") for e in d.findall("DistributionSet/Element")]
+            elif d.find("DistributionRange") is not None:
+                dr = d.find("DistributionRange")
+                rng = dr.find("Range")
+                try:
+                    vals = [repr(v) for v in _frange(float(rng.get("lowerLimit")), float(rng.get("upperLimit")),
+                                                     float(dr.get("stepWidth")))]
+                except (TypeError, ValueError, ZeroDivisionError):
+                    raise fail(dr, "DistributionRange", "expected numeric lowerLimit, upperLimit and a positive stepWidth", file) from None
+            else:
+                from roadtest.errors import UnsupportedError
+                raise UnsupportedError(d[0].tag if len(d) else d.tag, file, d.sourceline or 0)
+            axes.append([{name: v} for v in vals])
+        else:
+            from roadtest.errors import UnsupportedError
+            raise UnsupportedError(d.tag, file, d.sourceline or 0)
+    runs = []
+    for combo in itertools.product(*axes):
+        merged: dict[str, str] = {}
+        for c in combo:
+            merged.update(c)
+        runs.append((target, merged))
+    return runs
+
