@@ -1,0 +1,120 @@
+"""Agents by name ("expert", "lane-follower", "idle") or from a user's file ("path/to/file.py:ClassName")."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from roadtest.agents.base import AutonomousAgent
+from roadtest.errors import UserError
+
+__all__ = ["AGENTS", "known_agents", "agent_class", "load_agent"]
+
+AGENTS: dict[str, str] = {
+    "expert": "roadtest.agents.expert:ExpertAgent",
+    "lane-follower": "roadtest.agents.lane_follower:LaneFollowerAgent",
+    "idle": "roadtest.agents.idle:IdleAgent",
+}
+
+
+def known_agents() -> list[str]:
+    """Registered agent names."""
+    return sorted(AGENTS)
+
+
+def _from_file(spec: str) -> type:
+    path_text, _, cls_name = spec.rpartition(":") if spec.count(":") and not spec.endswith(".py") else (spec, "", "")
+    path = Path(path_text)
+    if not path.is_file():
+        raise UserError(f"{path}: agent file not found (expected path/to/file.py:ClassName or one of {known_agents()})")
+    mod_name = f"roadtest_user_agent_{abs(hash(str(path.resolve())))}"
+    module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise UserError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[mod_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - the user's module failed at import
+        sys.modules.pop(mod_name, None)
+        raise UserError(f"{path}: importing the agent failed: {type(e).__name__}: {e}") from e
+    candidates = sorted(n for n, obj in vars(module).items()
+                        if inspect.isclass(obj) and obj.__module__ == mod_name and hasattr(obj, "run_step"))
+    if not cls_name:
+        entry = getattr(module, "get_entry_point", None)  # the leaderboard's convention
+        if callable(entry):
+            cls_name = str(entry())
+        elif len(candidates) == 1:
+            cls_name = candidates[0]
+        else:
+            raise UserError(f"{path}: name the agent class as {path}:ClassName; found {candidates or 'none with run_step'}")
+    cls = getattr(module, cls_name, None)
+    if not inspect.isclass(cls):
+        raise UserError(f"{path}: no class {cls_name!r}; agent classes in the file: {candidates or 'none'}")
+    if not (hasattr(cls, "run_step") and hasattr(cls, "sensors")):
+        raise UserError(f"{path}:{cls_name}: not an agent (expected run_step and sensors methods)")
+    return cls
+
+
+def agent_class(name_or_path: str) -> type:
+    """The class behind a registered name or a file spec."""
+    if name_or_path in AGENTS:
+        module_name, _, cls_name = AGENTS[name_or_path].partition(":")
+        return getattr(importlib.import_module(module_name), cls_name)
+    if ".py" in name_or_path or "/" in name_or_path:
+        return _from_file(name_or_path)
+    raise UserError(f"unknown agent {name_or_path!r}; expected one of {known_agents()} or path/to/file.py:ClassName")
+
+
+def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None = None) -> AutonomousAgent:
+    """A fresh agent, set up with `config` (mapping or .json/.yaml path); build one per run."""
+    cls = agent_class(name_or_path)
+    if issubclass(cls, AutonomousAgent):
+        return cls(config)
+    return _Foreign(cls, config)
+
+
+class _Foreign(AutonomousAgent):
+    """Wraps a leaderboard-style class that does not derive from roadtest's base (setup/sensors/run_step/destroy)."""
+
+    def __init__(self, cls: type, config: Any):
+        try:
+            self.inner = cls(config) if _takes_arg(cls) else cls()
+        except TypeError:
+            self.inner = cls.__new__(cls)
+        super().__init__(None)
+        if hasattr(self.inner, "setup") and not _takes_arg(cls):
+            self.inner.setup(config)
+
+    def sensors(self) -> list[dict[str, Any]]:
+        return list(self.inner.sensors())
+
+    def set_global_plan(self, global_plan_world_coord: list[tuple[float, float]]) -> None:
+        super().set_global_plan(global_plan_world_coord)
+        if hasattr(self.inner, "set_global_plan"):
+            try:
+                self.inner.set_global_plan(global_plan_world_coord)
+            except TypeError:
+                self.inner.set_global_plan(None, global_plan_world_coord)
+
+    def run_step(self, input_data: Mapping[str, Any], timestamp: float) -> Any:
+        control = self.inner.run_step(input_data, timestamp)
+        self.planned = getattr(self.inner, "planned", None)
+        self.text = getattr(self.inner, "text", None)
+        return control
+
+    def destroy(self) -> None:
+        if hasattr(self.inner, "destroy"):
+            self.inner.destroy()
+
+
+def _takes_arg(cls: type) -> bool:
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)

@@ -1,0 +1,336 @@
+"""The privileged `roadtest.objects` sensor: what an expert driver would know about the scene, in the ego frame.
+
+`objects_view(state, network, meta, ego_id)` is a pure function of one WorldState, the parsed map (or
+None) and the bundle's meta.json. Positions are in the ego frame (x forward, y left, m); distances
+along the route are measured from the ego's centre, positive ahead. Speeds in m/s.
+
+Returned dict:
+  time, ego {id, x, y, h, speed, length, width, road, lane, s, offset, junction, route_s, route_d,
+             route_length, route_heading_error},
+  environment {fog_visual_range, friction, precipitation, precipitation_intensity, wetness, sun_intensity},
+  actors [{id, kind, role, x, y, h, speed, vx, vy, length, width, siren, distance, route_s, route_d}],
+  lights [{id, state, distance, stop_distance}], stop_lines [{road, s, distance, lanes, stop_sign}],
+  signs [{id, kind, value, unit, distance, speed_limit}], crosswalks [{road, distance_start, distance_end}],
+  zones [{kind, distance_start, distance_end, speed_limit, inside}],
+  lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
+        centerline [[x, y], ...] ahead in the ego frame},
+  speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...].
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from roadtest.sim.api import ActorState, WorldState
+
+__all__ = ["RoutePath", "objects_view", "to_ego_frame", "lane_ahead", "sign_speed_limit", "ACTOR_RANGE"]
+
+ACTOR_RANGE = 120.0  # m, actors farther than this from the ego are left out
+FEATURE_RANGE = 250.0  # m along the route, scene features farther ahead are left out
+_ON_ROUTE = 8.0  # m, a feature within this lateral distance of the route lies on it
+
+
+def to_ego_frame(ego_x: float, ego_y: float, ego_h: float, x: float, y: float) -> tuple[float, float]:
+    """World point to the ego frame (x forward, y left)."""
+    dx, dy = x - ego_x, y - ego_y
+    c, s = math.cos(ego_h), math.sin(ego_h)
+    return c * dx + s * dy, -s * dx + c * dy
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+class RoutePath:
+    """A polyline with arc length, for projecting world points onto a route (the route's own frame)."""
+
+    def __init__(self, waypoints: Sequence[Sequence[float]]):
+        pts = np.asarray([[float(p[0]), float(p[1])] for p in waypoints], dtype=float)
+        if len(pts) == 1:
+            pts = np.vstack([pts, pts + [1e-3, 0.0]])
+        keep = np.r_[True, np.linalg.norm(np.diff(pts, axis=0), axis=1) > 1e-6] if len(pts) else np.zeros(0, bool)
+        self.pts = pts[keep]
+        seg = np.diff(self.pts, axis=0)
+        self.seg_len = np.linalg.norm(seg, axis=1)
+        self.seg_dir = seg / np.maximum(self.seg_len, 1e-9)[:, None]
+        self.cum = np.r_[0.0, np.cumsum(self.seg_len)]
+        self.length = float(self.cum[-1]) if len(self.cum) else 0.0
+
+    def __len__(self) -> int:
+        return len(self.pts)
+
+    def project(self, x: float, y: float, s_min: float | None = None, s_max: float | None = None) -> tuple[float, float, float]:
+        """(s along, d lateral left positive, route heading) of the nearest point, optionally within [s_min, s_max]."""
+        if len(self.pts) < 2:
+            return 0.0, 0.0, 0.0
+        p = np.array([x, y], dtype=float)
+        u_raw = np.einsum("ij,ij->i", p - self.pts[:-1], self.seg_dir)
+        u = np.clip(u_raw, 0.0, self.seg_len)
+        dist = np.linalg.norm(p - (self.pts[:-1] + self.seg_dir * u[:, None]), axis=1)
+        if s_min is not None or s_max is not None:
+            lo = -np.inf if s_min is None else s_min
+            hi = np.inf if s_max is None else s_max
+            mask = (self.cum[1:] >= lo) & (self.cum[:-1] <= hi)
+            if mask.any():
+                dist = np.where(mask, dist, np.inf)
+        i = int(np.argmin(dist))
+        ui = float(u[i])
+        if (i == 0 and u_raw[0] < 0.0) or (i == len(u) - 1 and u_raw[i] > self.seg_len[i]):
+            ui = float(u_raw[i])  # past an end: extend the end segment so distances stay signed
+        tx, ty = self.seg_dir[i]
+        fx, fy = self.pts[i] + self.seg_dir[i] * ui
+        return float(self.cum[i] + ui), float(tx * (y - fy) - ty * (x - fx)), math.atan2(ty, tx)
+
+    def point_at(self, s: float) -> tuple[float, float, float]:
+        """World (x, y, heading) at arc length s, extrapolating past either end."""
+        if len(self.pts) < 2:
+            p = self.pts[0] if len(self.pts) else np.zeros(2)
+            return float(p[0]), float(p[1]), 0.0
+        i = int(np.clip(np.searchsorted(self.cum, s, side="right") - 1, 0, len(self.seg_len) - 1))
+        u = s - self.cum[i]
+        p = self.pts[i] + self.seg_dir[i] * u
+        return float(p[0]), float(p[1]), math.atan2(self.seg_dir[i][1], self.seg_dir[i][0])
+
+
+def sign_speed_limit(sign: Mapping[str, Any]) -> float | None:
+    """m/s of a speed-limit sign (value with unit km/h, mph or m/s; km/h when none), else None."""
+    kind = str(sign.get("kind") or sign.get("id") or "").lower()
+    if "speed" not in kind or "min" in kind or "end" in kind:
+        return None
+    value = sign.get("value")
+    if value is None:
+        return None
+    unit = str(sign.get("unit") or "km/h").lower().replace(" ", "")
+    v = float(value)
+    if unit in ("m/s", "mps"):
+        return v
+    if unit in ("mph",):
+        return v * 0.44704
+    return v / 3.6
+
+
+def lane_ahead(network: Any, road: str, lane: int, s: float, distance: float = 50.0, step: float = 2.0) -> list[tuple[float, float]]:
+    """World centre points of a lane and its first successors, from s ahead for `distance` m."""
+    pts: list[tuple[float, float]] = []
+    try:
+        direction = network.lane_direction(road, lane)
+        length = network.road_length(road)
+        travelled, guard = 0.0, 0
+        while travelled <= distance and guard < 400:
+            guard += 1
+            if -1e-6 <= s <= length + 1e-6:
+                p = network.lane_to_world(road, lane, min(max(s, 0.0), length))
+                pts.append((p.x, p.y))
+                s += direction * step
+                travelled += step
+                continue
+            succ = network.successors(road, lane)
+            if not succ:
+                break
+            over = (s - length) if direction > 0 else -s
+            road, lane = succ[0]
+            direction = network.lane_direction(road, lane)
+            length = network.road_length(road)
+            s = over if direction > 0 else length - over
+    except Exception:  # noqa: BLE001 - a lane the map cannot walk just ends the polyline
+        return pts
+    return pts
+
+
+def _env(state: WorldState) -> dict[str, Any]:
+    e = state.environment
+    return {"fog_visual_range": e.fog_visual_range, "friction": e.friction, "precipitation": e.precipitation,
+            "precipitation_intensity": e.precipitation_intensity, "wetness": e.wetness, "sun_intensity": e.sun_intensity}
+
+
+class _Scene:
+    """Scene features of meta.json placed on the route (distances are route arc lengths)."""
+
+    def __init__(self, network: Any, meta: Mapping[str, Any], route: RoutePath | None):
+        self.network, self.meta, self.route = network, meta, route
+        lanes = (meta.get("route") or {}).get("lanes") or []
+        self.route_lane = {str(seg.get("road")): int(seg.get("lane", -1)) for seg in lanes}
+
+    def place(self, road: Any, s: float, t: float | None = None) -> float | None:
+        """Route arc length of (road, s); None when it is not on the route."""
+        if self.route is None or self.network is None:
+            return None
+        road = str(road)
+        try:
+            if t is not None:
+                p = self.network.road_to_world(road, float(s), float(t))
+            elif road in self.route_lane:
+                p = self.network.lane_to_world(road, self.route_lane[road], float(s))
+            else:
+                p = self.network.road_to_world(road, float(s), 0.0)
+        except Exception:  # noqa: BLE001 - a road the map lacks is simply not on the route
+            return None
+        rs, rd, _ = self.route.project(p.x, p.y)
+        if abs(rd) > _ON_ROUTE or rs < -5.0 or rs > self.route.length + 30.0:
+            return None
+        return rs
+
+
+def _actors(state: WorldState, ego: ActorState, route: RoutePath | None, ego_rs: float) -> list[dict[str, Any]]:
+    out = []
+    c, s = math.cos(ego.h), math.sin(ego.h)
+    for a in state.actors:
+        if a.id == ego.id:
+            continue
+        dist = math.hypot(a.x - ego.x, a.y - ego.y)
+        if dist > ACTOR_RANGE:
+            continue
+        x, y = to_ego_frame(ego.x, ego.y, ego.h, a.x, a.y)
+        vx = a.vx if (a.vx or a.vy) else a.speed * math.cos(a.h)
+        vy = a.vy if (a.vx or a.vy) else a.speed * math.sin(a.h)
+        item = {"id": a.id, "kind": a.kind, "role": a.role, "x": x, "y": y, "h": _wrap(a.h - ego.h), "speed": a.speed,
+                "vx": c * vx + s * vy, "vy": -s * vx + c * vy, "length": a.length, "width": a.width,
+                "siren": bool(a.siren), "distance": dist, "route_s": None, "route_d": None}
+        if route is not None:
+            rs, rd, rh = route.project(a.x, a.y, ego_rs - ACTOR_RANGE, ego_rs + ACTOR_RANGE)
+            item["route_s"], item["route_d"] = rs - ego_rs, rd
+            item["route_heading"] = _wrap(a.h - rh)
+        out.append(item)
+    out.sort(key=lambda d: d["distance"])
+    return out
+
+
+def _lane_info(network: Any, ego: ActorState, match: Any) -> dict[str, Any] | None:
+    if network is None or match is None:
+        return None
+    info: dict[str, Any] = {"road": match.road, "lane": match.lane, "s": match.s, "offset": match.offset}
+    try:
+        info["width"] = network.lane_width(match.road, match.lane, match.s)
+        info["speed_limit"] = network.speed_limit(match.road, match.lane, match.s)
+        for side, (lid, mark) in network.neighbours(match.road, match.lane, match.s).items():
+            allowed = None
+            if mark is not None:
+                try:
+                    allowed = mark.crossing_allowed(side == "right" if network.lane_direction(match.road, match.lane) > 0 else side == "left")
+                except Exception:  # noqa: BLE001 - a mark without the method: judge by its type
+                    allowed = None
+                if allowed is None:
+                    allowed = "solid" not in mark.type.split()[0] if mark.type else True
+            info[side] = {"lane": lid, "mark": mark.type if mark else None, "color": mark.color if mark else None,
+                          "crossing_allowed": allowed}
+        info["centerline"] = [list(to_ego_frame(ego.x, ego.y, ego.h, x, y)) for x, y in lane_ahead(network, match.road, match.lane, match.s)]
+    except Exception:  # noqa: BLE001 - partial lane info is still useful
+        pass
+    return info
+
+
+def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str) -> dict[str, Any]:
+    """The privileged sensor reading for one tick (see the module docstring for the fields)."""
+    meta = meta or {}
+    ego = state.actor(ego_id)
+    waypoints = (meta.get("route") or {}).get("waypoints") or []
+    route = RoutePath(waypoints) if len(waypoints) >= 2 else None
+    ego_rs, ego_rd, ego_rh = route.project(ego.x, ego.y) if route is not None else (0.0, 0.0, ego.h)
+    match = None
+    if network is not None:
+        try:
+            match = network.locate(ego.x, ego.y, ego.h, driving_only=True)
+        except Exception:  # noqa: BLE001 - off the map: no lane info
+            match = None
+    view: dict[str, Any] = {
+        "time": state.time,
+        "ego": {"id": ego.id, "x": ego.x, "y": ego.y, "h": ego.h, "speed": ego.speed, "length": ego.length,
+                "width": ego.width, "road": match.road if match else None, "lane": match.lane if match else None,
+                "s": match.s if match else None, "offset": match.offset if match else None,
+                "junction": match.junction if match else None, "route_s": ego_rs, "route_d": ego_rd,
+                "route_length": route.length if route else None, "route_heading_error": _wrap(ego.h - ego_rh)},
+        "environment": _env(state),
+        "actors": _actors(state, ego, route, ego_rs),
+        "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [],
+        "lane": _lane_info(network, ego, match),
+    }
+    scene = meta.get("scene") or {}
+    placer = _Scene(network, meta, route)
+
+    def ahead(rs: float | None) -> float | None:
+        if rs is None:
+            return None
+        d = rs - ego_rs
+        return d if -60.0 <= d <= FEATURE_RANGE else None
+
+    signs = []
+    for sg in scene.get("signs") or []:
+        d = ahead(placer.place(sg.get("road"), sg.get("s", 0.0)))
+        if d is None:
+            continue
+        kind = str(sg.get("kind") or sg.get("id") or "")
+        signs.append({"id": sg.get("id"), "kind": kind, "value": sg.get("value"), "unit": sg.get("unit"), "distance": d,
+                      "speed_limit": sign_speed_limit({**sg, "kind": kind})})
+    view["signs"] = sorted(signs, key=lambda d: d["distance"])
+    lights = []
+    for lt in scene.get("lights") or []:
+        d = ahead(placer.place(lt.get("road"), lt.get("s", 0.0)))
+        if d is None:
+            continue
+        lights.append({"id": lt.get("id"), "state": state.signals.get(str(lt.get("id")), "unknown"), "distance": d,
+                       "stop_distance": d, "road": lt.get("road"), "s": lt.get("s")})
+    stop_lines = []
+    for sl in scene.get("stop_lines") or []:
+        lanes = sl.get("lanes")
+        road = str(sl.get("road"))
+        if lanes and road in placer.route_lane and placer.route_lane[road] not in [int(x) for x in lanes]:
+            continue
+        d = ahead(placer.place(road, sl.get("s", 0.0)))
+        if d is None:
+            continue
+        stop_lines.append({"road": road, "s": sl.get("s"), "distance": d, "lanes": lanes, "stop_sign": False})
+    stop_lines.sort(key=lambda d: d["distance"])
+    for lt in lights:  # a light's stop position is the nearest stop line up to 40 m before it
+        near = [sl for sl in stop_lines if lt["distance"] - 40.0 <= sl["distance"] <= lt["distance"] + 2.0]
+        if near:
+            lt["stop_distance"] = max(near, key=lambda d: d["distance"])["distance"]
+    stop_signs = [sg for sg in signs if sg["kind"].lower().startswith("stop") or "stop_sign" in sg["kind"].lower()]
+    for sl in stop_lines:
+        governed_by_light = any(abs(lt["stop_distance"] - sl["distance"]) < 1.0 for lt in lights)
+        sl["stop_sign"] = (not governed_by_light) and (
+            any(-5.0 <= sl["distance"] - sg["distance"] <= 40.0 for sg in stop_signs) or not lights and not stop_signs)
+    for sg in stop_signs:  # a stop sign without a drawn line: stop at the sign
+        if not any(-5.0 <= sl["distance"] - sg["distance"] <= 40.0 for sl in stop_lines):
+            stop_lines.append({"road": None, "s": None, "distance": sg["distance"], "lanes": None, "stop_sign": True})
+    view["lights"] = sorted(lights, key=lambda d: d["distance"])
+    view["stop_lines"] = sorted(stop_lines, key=lambda d: d["distance"])
+    for cw in scene.get("crosswalks") or []:
+        a = ahead(placer.place(cw.get("road"), cw.get("s_start", 0.0)))
+        b = ahead(placer.place(cw.get("road"), cw.get("s_end", cw.get("s_start", 0.0))))
+        if a is None and b is None:
+            continue
+        a = b if a is None else a
+        b = a if b is None else b
+        view["crosswalks"].append({"road": cw.get("road"), "distance_start": min(a, b), "distance_end": max(a, b)})
+    for zn in scene.get("zones") or []:
+        a = placer.place(zn.get("road"), zn.get("s_start", 0.0))
+        b = placer.place(zn.get("road"), zn.get("s_end", 0.0))
+        if a is None or b is None:
+            continue
+        a, b = min(a, b) - ego_rs, max(a, b) - ego_rs
+        if b < -5.0 or a > FEATURE_RANGE:
+            continue
+        view["zones"].append({"kind": zn.get("kind"), "distance_start": a, "distance_end": b,
+                              "speed_limit": zn.get("speed_limit"), "inside": a <= 0.0 <= b})
+    _limits(view, scene)
+    return view
+
+
+def _limits(view: dict[str, Any], scene: Mapping[str, Any]) -> None:
+    """Fill speed_limit (in force now) and speed_limits_ahead from scene default, map, signs and zones."""
+    base = scene.get("speed_limit")
+    lane = view.get("lane") or {}
+    passed = [sg for sg in view["signs"] if sg["speed_limit"] is not None and sg["distance"] <= 0.0]
+    if passed:
+        base = max(passed, key=lambda d: d["distance"])["speed_limit"]
+    elif base is None:
+        base = lane.get("speed_limit")
+    limits = [float(base)] if base is not None else []
+    limits += [float(z["speed_limit"]) for z in view["zones"] if z["inside"] and z.get("speed_limit")]
+    view["speed_limit"] = min(limits) if limits else None
+    ahead = [[sg["distance"], sg["speed_limit"]] for sg in view["signs"] if sg["speed_limit"] is not None and sg["distance"] > 0.0]
+    ahead += [[z["distance_start"], float(z["speed_limit"])] for z in view["zones"] if not z["inside"] and z.get("speed_limit") and z["distance_start"] > 0.0]
+    view["speed_limits_ahead"] = sorted(ahead)
