@@ -1,0 +1,337 @@
+"""The atomic traffic-rule catalogue: one YAML record per rule in scenarios/rules/, checked with positions.
+
+A record says what the rule demands (rule_content), how it is perceived and what kind of norm it is,
+its numeric constraints with units (converted to SI here), per-country parameters and legal sources,
+its priority class, the context a scene must contain for it to apply, and its STL monitor.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from roadtest.errors import Problem, ScenarioError, UserError
+
+__all__ = [
+    "PRIORITY_CLASSES",
+    "CONTEXT_FACTS",
+    "UNITS",
+    "Param",
+    "Jurisdiction",
+    "Context",
+    "Monitor",
+    "Rule",
+    "catalogue_dir",
+    "load_rule_file",
+    "load_catalogue",
+    "get_rule",
+    "to_si",
+]
+
+# The hierarchy of issue 6 (DriveCombo): index = priority, lower is more important.
+PRIORITY_CLASSES: tuple[str, ...] = (
+    "pedestrian_safety",
+    "emergency_vehicles",
+    "command_personnel",
+    "traffic_lights",
+    "traffic_signs",
+    "road_markings",
+    "right_of_way",
+    "defensive_driving",
+    "emergency_exceptions",
+)
+
+# Facts a rule's context may require of a scene, with the values each fact may take. A fact is one
+# property of the single place a composed scenario shows, so two rules asking for different values clash.
+CONTEXT_FACTS: dict[str, tuple[str, ...]] = {
+    "road": ("urban", "rural", "expressway"),
+    "junction": ("none", "stop_sign", "traffic_light", "unsignalised", "merge"),
+    "center_marking": ("solid", "dashed", "none"),
+    "lane_change": ("permitted", "forbidden"),
+    "visibility": ("normal", "low"),
+    "light": ("day", "night"),
+    "zone": ("none", "tunnel", "school_zone", "work_zone"),
+    "traffic": ("two_way", "one_way"),
+}
+
+ACTOR_NEEDS = (
+    "lead_vehicle", "slow_lead", "pedestrian_crossing", "emergency_vehicle", "cyclist", "officer",
+    "cross_traffic", "merging_vehicle", "oncoming_vehicle",
+)
+SIGN_NEEDS = (
+    "speed_limit", "stop", "give_way", "no_overtaking", "no_u_turn", "no_entry", "school", "work_zone",
+    "minimum_speed", "tunnel", "crosswalk",
+)
+
+# unit -> factor to SI (value * factor); "1" is dimensionless.
+UNITS: dict[str, tuple[str, float]] = {
+    "km/h": ("m/s", 1 / 3.6),
+    "mph": ("m/s", 0.44704),
+    "m/s": ("m/s", 1.0),
+    "m": ("m", 1.0),
+    "ft": ("m", 0.3048),
+    "s": ("s", 1.0),
+    "m/s^2": ("m/s^2", 1.0),
+    "1": ("1", 1.0),
+}
+
+_CONTENT = re.compile(r"^When .+, the driver (may|must|must not) .+$", re.S)
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def to_si(value: float, unit: str) -> float:
+    """A value in one of UNITS converted to SI."""
+    return value * UNITS[unit][1]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Param(_Strict):
+    """A numeric constraint with its unit, as written; `si` gives the SI value monitors use."""
+
+    value: float
+    unit: str
+    description: str = ""
+
+    @field_validator("unit")
+    @classmethod
+    def _unit_known(cls, v: str) -> str:
+        if v not in UNITS:
+            raise ValueError(f"unknown unit {v!r}; expected one of {', '.join(UNITS)}")
+        return v
+
+    @property
+    def si(self) -> float:
+        return to_si(self.value, self.unit)
+
+
+class Jurisdiction(_Strict):
+    """Where a rule holds: its legal source there and the parameters that differ from the defaults."""
+
+    source: str
+    params: dict[str, Param] = Field(default_factory=dict)
+    note: str = ""
+
+
+class Context(_Strict):
+    """What the scene must contain for the rule to apply; facts list the values the rule accepts."""
+
+    facts: dict[str, list[str]] = Field(default_factory=dict)
+    actors: list[str] = Field(default_factory=list)
+    signs: list[str] = Field(default_factory=list)
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _listify(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ([x] if isinstance(x, str) else x) for k, x in v.items()}
+        return v
+
+    @model_validator(mode="after")
+    def _known(self) -> "Context":
+        for k, vals in self.facts.items():
+            if k not in CONTEXT_FACTS:
+                raise ValueError(f"unknown fact {k!r}; expected one of {', '.join(CONTEXT_FACTS)}")
+            bad = [x for x in vals if x not in CONTEXT_FACTS[k]]
+            if bad or not vals:
+                raise ValueError(f"facts.{k}: {bad or vals!r} not among {', '.join(CONTEXT_FACTS[k])}")
+        for a in self.actors:
+            if a not in ACTOR_NEEDS:
+                raise ValueError(f"unknown actor need {a!r}; expected one of {', '.join(ACTOR_NEEDS)}")
+        for s in self.signs:
+            if s not in SIGN_NEEDS:
+                raise ValueError(f"unknown sign need {s!r}; expected one of {', '.join(SIGN_NEEDS)}")
+        return self
+
+
+class Monitor(_Strict):
+    """An STL formula over the signal vocabulary (roadtest.metrics.rules.signals) and the rule's params."""
+
+    formula: str
+    signals: list[str]
+    note: str = ""
+
+
+class Rule(_Strict):
+    """One atomic traffic rule."""
+
+    id: str
+    title: str
+    rule_content: str
+    perceptual_type: Literal["static", "dynamic"]
+    norm_type: Literal["obligatory", "forbidden", "permissive"]
+    action_type: Literal[
+        "speed_limit", "stop", "yield", "lane_change", "overtake", "turn", "merge", "pull_over",
+        "signal", "keep_distance", "keep_lane_side", "enter", "collision_avoidance", "proceed",
+    ]
+    priority_class: str
+    params: dict[str, Param] = Field(default_factory=dict)
+    jurisdictions: dict[str, Jurisdiction]
+    context: Context = Field(default_factory=Context)
+    conflicts_with: list[str] = Field(default_factory=list)
+    monitor: Monitor
+    file: str = ""
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError(f"rule id {v!r} must be lower_snake_case")
+        return v
+
+    @field_validator("rule_content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        if not _CONTENT.match(v.strip()):
+            raise ValueError("expected 'When [condition], the driver may/must/must not [action]'")
+        return v.strip()
+
+    @field_validator("priority_class")
+    @classmethod
+    def _pclass(cls, v: str) -> str:
+        if v not in PRIORITY_CLASSES:
+            raise ValueError(f"unknown priority class {v!r}; expected one of {', '.join(PRIORITY_CLASSES)}")
+        return v
+
+    @field_validator("jurisdictions")
+    @classmethod
+    def _countries(cls, v: dict[str, Jurisdiction]) -> dict[str, Jurisdiction]:
+        for cc in v:
+            if not re.fullmatch(r"[A-Z]{2}", cc):
+                raise ValueError(f"country {cc!r}: expected an ISO 3166 alpha-2 code such as CN, DE, US, JP")
+        if not v:
+            raise ValueError("at least one jurisdiction is required")
+        return v
+
+    @model_validator(mode="after")
+    def _params_declared(self) -> "Rule":
+        for cc, j in self.jurisdictions.items():
+            for name in j.params:
+                if name not in self.params:
+                    raise ValueError(f"jurisdictions.{cc}.params.{name}: not declared in params")
+        return self
+
+    @property
+    def priority(self) -> int:
+        return PRIORITY_CLASSES.index(self.priority_class)
+
+    def params_for(self, country: str | None = None, overrides: dict[str, float] | None = None) -> dict[str, float]:
+        """SI parameter values for a country (defaults where it sets none), then explicit SI overrides."""
+        out = {k: p.si for k, p in self.params.items()}
+        if country and country in self.jurisdictions:
+            out.update({k: p.si for k, p in self.jurisdictions[country].params.items()})
+        for k, v in (overrides or {}).items():
+            if k in out:
+                out[k] = float(v)
+        return out
+
+
+def catalogue_dir() -> Path:
+    """scenarios/rules beside the package (the repository checkout)."""
+    return Path(__file__).resolve().parents[2] / "scenarios" / "rules"
+
+
+def _compose_positions(text: str, file: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
+    """Parse YAML keeping each node's 1-based line and column keyed by its path."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        raise ScenarioError(Problem(file, line, col, "", f"invalid YAML: {getattr(e, 'problem', e)}")) from e
+    pos: dict[tuple, tuple[int, int]] = {}
+
+    def walk(n: Any, path: tuple) -> None:
+        if n is None:
+            return
+        pos[path] = (n.start_mark.line + 1, n.start_mark.column + 1)
+        if isinstance(n, yaml.MappingNode):
+            for k, v in n.value:
+                pos[path + (k.value,)] = (k.start_mark.line + 1, k.start_mark.column + 1)
+                walk(v, path + (k.value,))
+                pos[path + (k.value,)] = (k.start_mark.line + 1, k.start_mark.column + 1)
+        elif isinstance(n, yaml.SequenceNode):
+            for i, v in enumerate(n.value):
+                walk(v, path + (i,))
+
+    walk(node, ())
+    return yaml.safe_load(text), pos
+
+
+def _where(pos: dict[tuple, tuple[int, int]], loc: tuple) -> tuple[int, int]:
+    loc = tuple(loc)
+    while loc and loc not in pos:
+        loc = loc[:-1]
+    return pos.get(loc, (1, 1))
+
+
+def load_rule_file(path: str | Path) -> Rule:
+    """One rule record, with file:line:col and the field for every problem."""
+    path = Path(path)
+    file = str(path)
+    data, pos = _compose_positions(path.read_text(), file)
+    if not isinstance(data, dict):
+        raise ScenarioError(Problem(file, 1, 1, "", "expected a mapping (one rule record)"))
+    try:
+        rule = Rule(**{**data, "file": file})
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
+            loc = tuple(x for x in loc if x not in ("str", "list[str]"))
+            line, col = _where(pos, loc)
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown field"
+            elif err["type"] == "missing":
+                msg = "required field missing"
+            problems.append(Problem(file, line, col, ".".join(str(x) for x in loc), msg))
+        raise ScenarioError(problems) from e
+    if rule.id != path.stem:
+        line, col = _where(pos, ("id",))
+        raise ScenarioError(Problem(file, line, col, "id", f"{rule.id!r} must match the file name {path.stem!r}"))
+    return rule
+
+
+def load_catalogue(directory: str | Path | None = None) -> dict[str, Rule]:
+    """Every rule record of the catalogue folder, keyed by id (sorted); all problems reported together."""
+    d = Path(directory) if directory is not None else catalogue_dir()
+    if not d.is_dir():
+        raise UserError(f"{d}: rule catalogue folder not found")
+    rules: dict[str, Rule] = {}
+    problems: list[Problem] = []
+    for f in sorted(d.glob("*.yaml")):
+        try:
+            r = load_rule_file(f)
+        except ScenarioError as e:
+            problems.extend(e.problems)
+            continue
+        rules[r.id] = r
+    for r in rules.values():
+        for other in r.conflicts_with:
+            if other not in rules:
+                problems.append(Problem(r.file, 0, 0, "conflicts_with", f"unknown rule {other!r}"))
+    if problems:
+        raise ScenarioError(problems)
+    return rules
+
+
+_CACHE: dict[str, dict[str, Rule]] = {}
+
+
+def get_rule(rule_id: str, catalogue: dict[str, Rule] | None = None) -> Rule:
+    """One rule by id; an unknown id is a UserError naming close matches."""
+    cat = catalogue if catalogue is not None else _CACHE.setdefault("default", load_catalogue())
+    if rule_id not in cat:
+        import difflib
+
+        near = difflib.get_close_matches(rule_id, list(cat), n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else f"; known: {', '.join(cat)}"
+        raise UserError(f"unknown rule id {rule_id!r}{hint}")
+    return cat[rule_id]
