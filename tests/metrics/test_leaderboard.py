@@ -1,0 +1,184 @@
+"""Leaderboard 2.0 driving score: the hand-computed case and each detection rule at its boundary."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from metrics_synth import actor, collision, drive, ego, straight_meta
+from roadtest.metrics import leaderboard as lb
+from roadtest.sim.api import Event, Termination
+
+
+def ramp(x0: float, x1: float, step: float = 0.5) -> list[float]:
+    n = int(round((x1 - x0) / step))
+    return [x0 + step * i for i in range(n + 1)]
+
+
+def test_hand_computed_two_vehicle_collisions_one_red_light_at_80_percent():
+    xs = ramp(0, 80.5) + [80.5] * 10
+    meta = straight_meta(100, lights=[{"id": "L1", "road": "1", "s": 50.0}])
+    events = {20: [collision("car1", "car")], 100: [collision("car2", "truck")]}
+    trace = drive(xs, events=events, signals=lambda i: {"L1": "red"}, termination=Termination.STOPPED)
+    r = lb.evaluate(trace, meta)
+    assert r.score_route == pytest.approx(80.0)
+    assert len(r.infractions["collisions_vehicle"]) == 2
+    assert len(r.infractions["red_light"]) == 1
+    assert r.score_composed == pytest.approx(80 * 0.6 * 0.6 * 0.7) == pytest.approx(20.16)
+    d = r.to_dict()
+    assert d["scores"]["score_composed"] == pytest.approx(20.16)
+    assert d["infractions"]["red_light"][0].startswith("Agent ran a red light L1")
+    assert r.status == "Failed"
+
+
+@pytest.mark.parametrize("y_end,full", [(1.5, False), (2.5, True)])
+def test_completion_is_100_only_within_10m_of_goal_and_above_99(y_end, full):
+    # route 2000 m east then 12 m north; at y=1.5 the ego passed 99.45 % but is 10.5 m from the goal
+    meta = {"route": {"waypoints": [[0.0, 0.0], [2000.0, 0.0], [2000.0, 12.0]]}}
+    tr = drive(ramp(0, 2000.0, 1.0) + [2000.0] * 2)
+    last = tr.states[-1]
+    tr.states[-1] = type(last)(time=last.time, frame=last.frame, actors=(ego(2000.0, 1.0, y=y_end, h=math.pi / 2),))
+    r = lb.evaluate(tr, meta)
+    if full:
+        assert r.score_route == 100.0 and r.status == "Perfect" and r.score_composed == 100.0
+    else:
+        assert 99.0 < r.score_route < 100.0 and r.status == "Failed"
+
+
+def test_collision_dedup_same_actor_within_5s_and_within_5m():
+    xs = ramp(0, 80, 0.25)
+    meta = straight_meta(100)
+    # same actor 4.95 s later (ego moved > 5 m): de-duplicated; 5.05 s later: counted
+    t_a = drive(xs, events={10: [collision("c", "car")], 109: [collision("c", "car")]})
+    t_b = drive(xs, events={10: [collision("c", "car")], 111: [collision("c", "car")]})
+    assert len(lb.evaluate(t_a, meta).infractions["collisions_vehicle"]) == 1
+    assert len(lb.evaluate(t_b, meta).infractions["collisions_vehicle"]) == 2
+    # another actor, ego still within 5 m of the first collision (19 ticks x 0.25 m = 4.75 m): not counted
+    t_c = drive(xs, events={10: [collision("c", "car")], 29: [collision("d", "car")]})
+    t_d = drive(xs, events={10: [collision("c", "car")], 31: [collision("d", "car")]})
+    assert len(lb.evaluate(t_c, meta).infractions["collisions_vehicle"]) == 1
+    assert len(lb.evaluate(t_d, meta).infractions["collisions_vehicle"]) == 2
+
+
+def test_collision_ignored_below_0_1_mps_and_classified():
+    meta = straight_meta(100)
+    xs = [10.0] * 5
+    slow = drive(xs, [0.09] * 5, events={2: [collision("p", "pedestrian")]})
+    moving = drive(xs, [0.11] * 5, events={2: [collision("p", "pedestrian")]})
+    assert lb.evaluate(slow, meta).infractions["collisions_pedestrian"] == ()
+    r = lb.evaluate(moving, meta)
+    assert len(r.infractions["collisions_pedestrian"]) == 1 and r.score_penalty == pytest.approx(0.5)
+    wall = lb.evaluate(drive(xs, [1.0] * 5, events={2: [collision("w", "static")]}), meta)
+    assert wall.score_penalty == pytest.approx(0.65)
+
+
+@pytest.mark.parametrize("state,counted", [("red", True), ("green", False), ("yellow", False)])
+def test_red_light_only_on_red(state, counted):
+    meta = straight_meta(100, lights=[{"id": "L", "road": "1", "s": 50.0}])
+    r = lb.evaluate(drive(ramp(0, 70), signals=lambda i: {"L": state}), meta)
+    assert (len(r.infractions["red_light"]) == 1) is counted
+
+
+def test_red_light_uses_the_rear_not_the_front():
+    meta = straight_meta(100, lights=[{"id": "L", "road": "1", "s": 50.0}],
+                         stop_lines=[{"road": "1", "s": 48.0, "lanes": [-1]}])
+    # rear = centre - 2.25 m: centre stops at 50.2 -> rear 47.95 < 48: not crossed
+    stop_before = drive(ramp(0, 50.0) + [50.2] * 5, signals=lambda i: {"L": "red"})
+    cross = drive(ramp(0, 50.5), signals=lambda i: {"L": "red"})
+    assert lb.evaluate(stop_before, meta).infractions["red_light"] == ()
+    assert len(lb.evaluate(cross, meta).infractions["red_light"]) == 1
+    # another lane the stop line does not govern
+    other = straight_meta(100, lights=[{"id": "L", "road": "1", "s": 50.0}],
+                          stop_lines=[{"road": "1", "s": 48.0, "lanes": [-2]}])
+    assert lb.evaluate(cross, other).infractions["red_light"] == ()
+
+
+def _stop_trace(stop_at: float, min_speed: float):
+    """Approach a stop line at s=50, slow to min_speed with the centre at stop_at, then go on."""
+    xs = ramp(0, stop_at) + [stop_at] * 4 + ramp(stop_at, 70)[1:]
+    n1 = len(ramp(0, stop_at))
+    speeds = [10.0] * n1 + [min_speed] * 4 + [10.0] * (len(xs) - n1 - 4)
+    return drive(xs, speeds)
+
+
+@pytest.mark.parametrize("front_gap,speed,infraction", [
+    (3.9, 0.05, False),   # stopped 3.9 m before the line
+    (4.1, 0.05, True),    # stopped, but 4.1 m before: outside the 4 m zone
+    (1.0, 0.10, True),    # 0.1 m/s is not below 0.1 m/s
+    (1.0, 0.09, False),
+])
+def test_stop_sign_boundaries(front_gap, speed, infraction):
+    meta = straight_meta(100, signs=[{"id": "stop", "road": "1", "s": 52.0, "t": -3.0}],
+                         stop_lines=[{"road": "1", "s": 50.0, "lanes": [-1]}])
+    centre = 50.0 - front_gap - 4.5 / 2
+    r = lb.evaluate(_stop_trace(centre, speed), meta)
+    assert (len(r.infractions["stop_infraction"]) == 1) is infraction
+    if infraction:
+        assert r.score_penalty == pytest.approx(0.8)
+
+
+def test_stop_sign_for_the_other_direction_is_ignored():
+    meta = straight_meta(100, signs=[{"id": "stop", "road": "1", "s": 50.0, "t": 3.0}])
+    assert lb.evaluate(drive(ramp(0, 70)), meta).infractions["stop_infraction"] == ()
+
+
+@pytest.mark.parametrize("offset,deviated", [(29.9, False), (30.0, True)])
+def test_route_deviation_at_30m_ends_route(offset, deviated):
+    meta = straight_meta(100)
+    tr = drive(ramp(0, 40.5))
+    tr.states += [type(s)(time=s.time + 10, frame=s.frame + 1000,
+                          actors=(ego(40.5, 1.0, y=offset, lane=None),)) for s in tr.states[:1]]
+    tr.states += [type(s)(time=11 + i * 0.05, frame=2000 + i, actors=(ego(x, 10.0),)) for i, x in enumerate(ramp(41, 60.5))
+                  for s in tr.states[:1]]
+    r = lb.evaluate(tr, meta)
+    assert bool(r.infractions["route_dev"]) is deviated
+    assert r.score_route == pytest.approx(40.0 if deviated else 60.0)
+
+
+def test_blocked_after_180s_and_min_speed():
+    meta = straight_meta(100)
+    tick = 1.0
+    xs = [10.0] * 182
+    r = lb.evaluate(drive(xs, [0.0] * 182, tick=tick), meta)
+    assert len(r.infractions["vehicle_blocked"]) == 1 and r.status.startswith("Failed - Agent got blocked")
+    r2 = lb.evaluate(drive([10.0] * 180, [0.0] * 180, tick=tick), meta)
+    assert r2.infractions["vehicle_blocked"] == ()
+
+
+def test_min_speed_checkpoint_factor():
+    meta = straight_meta(100)
+    xs = ramp(0, 100)
+    bg = {i: [actor("b", 0.0, 20.0, role="background", speed=20.0)] for i in range(len(xs))}
+    r = lb.evaluate(drive(xs, [10.0] * len(xs), extra=bg), meta)  # ego 10 m/s vs background 20 m/s: 50 % at each of 4 checkpoints
+    assert len(r.infractions["min_speed_infractions"]) == 4
+    assert r.score_penalty == pytest.approx((0.7 + 0.3 * 0.5) ** 4, abs=1e-6)
+    b2d = lb.evaluate(drive(xs, extra=bg), meta, min_speed_penalty=False)
+    assert b2d.score_penalty == 1.0
+
+
+def test_outside_route_lanes_factor_is_share_of_travelled_route():
+    meta = straight_meta(100)
+    xs = ramp(0, 100)
+    tr = drive(xs)
+    states = []
+    for st in tr.states:
+        e = st.ego
+        if 20 <= e.x < 45:
+            e = type(e)(**{**e.__dict__, "lane": type(e.lane)("1", 1, e.x, 1.0)})
+        states.append(type(st)(time=st.time, frame=st.frame, actors=(e,), signals={}, events=()))
+    tr.states = states
+    r = lb.evaluate(tr, meta)
+    (v,) = r.infractions["outside_route_lanes"]
+    assert v.worst == pytest.approx(25.0, abs=1.5)
+    assert r.score_penalty == pytest.approx(1 - v.worst / 100)
+    assert v.description.split(" ")[8] == f"{v.data['meters']:.3f}"
+
+
+def test_suite_aggregation_counts_missing_routes_as_zero():
+    recs = [{"scores": {"score_composed": 80.0, "score_route": 100.0, "score_penalty": 0.8},
+             "infractions": {"stop_infraction": ["x"]}, "meta": {"route_length": 500.0}}]
+    agg = lb.aggregate_suite(recs, total_routes=2)
+    assert agg["scores_mean"]["score_composed"] == pytest.approx(40.0)
+    assert agg["infractions_per_km"]["stop_infraction"] == pytest.approx(2.0)
+    assert agg["scores_std_dev"]["score_composed"] == pytest.approx(math.sqrt(2 * 40.0 ** 2))
