@@ -27,7 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
-    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "sun_elevation",
+    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "sun_elevation", "lane_order", "resolve_placements",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
     "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
@@ -445,3 +445,45 @@ LEFT_HAND_COUNTRIES = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "MO",
 def driving_side(country: str) -> str:
     """'left' for left-hand-traffic countries, else 'right'."""
     return "left" if country.upper() in LEFT_HAND_COUNTRIES else "right"
+
+
+def lane_order(lanes: Lanes, side: str) -> list[int]:
+    """User lane numbers from left to right as seen looking along +s."""
+    fwd, bwd = list(range(1, lanes.forward + 1)), [-k for k in range(1, lanes.backward + 1)]
+    return bwd[::-1] + fwd if side == "right" else fwd[::-1] + bwd
+
+
+def resolve_placements(scn: Scenario) -> dict[str, tuple[int | None, str | None, float]]:
+    """Start (lane, side, s) of the ego ('ego') and of every actor whose placement resolves.
+
+    Relative placements: ahead_of/behind shift s by `distance` along +s; left_of/right_of take the
+    neighbouring lane as seen along +s, shifted by `distance` ahead. Unresolvable ones are left out.
+    """
+    out: dict[str, tuple[int | None, str | None, float]] = {"ego": (scn.ego.lane, None, scn.ego.s)}
+    order = lane_order(scn.road.lanes, scn.driving_side)
+    pending = {a.id: a.place for a in scn.actors}
+    for _ in range(len(pending) + 1):
+        progressed = False
+        for aid, place in list(pending.items()):
+            ref = place.reference
+            if ref is None:
+                out[aid] = (place.lane, place.side, float(place.s or 0.0))
+            elif ref[1] in out:
+                lane, side, s = out[ref[1]]
+                rel = ref[0]
+                if rel in ("ahead_of", "behind"):
+                    out[aid] = (lane, side, s + place.distance if rel == "ahead_of" else s - place.distance)
+                elif lane in order:
+                    i = order.index(lane) + (-1 if rel == "left_of" else 1)
+                    if not 0 <= i < len(order):
+                        continue
+                    out[aid] = (order[i], None, s + place.distance)
+                else:
+                    continue
+            else:
+                continue
+            del pending[aid]
+            progressed = True
+        if not progressed:
+            break
+    return out

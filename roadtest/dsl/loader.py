@@ -1,0 +1,338 @@
+"""Load scenario files with source positions, so every problem is reported as file:line:col: field.
+
+YAML is composed node by node (PyYAML's compose) so each value and key keeps its line and column;
+pydantic error locations and semantic-check paths are mapped back to those positions.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from roadtest.dsl.model import Scenario
+from roadtest.errors import Problem, ScenarioError
+
+__all__ = ["Doc", "Variant", "parse_yaml", "parse_file", "validate_doc", "load_scenario_file", "load_variants",
+           "model_at", "path_exists", "located", "format_path"]
+
+Path_ = tuple[Any, ...]
+_HHMM = re.compile(r"^\d{1,2}:\d{2}$")
+_MAX_DEPTH = 64
+
+
+@dataclass
+class Doc:
+    """Plain data of a YAML file plus the (line, col) of every value and every mapping key."""
+
+    data: Any
+    file: str
+    pos: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    keypos: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+
+    def where(self, path: Path_, key: bool = False) -> tuple[int, int]:
+        """Position of the longest prefix of `path` known (the key's position when key=True)."""
+        p = tuple(path)
+        if key and p in self.keypos:
+            return self.keypos[p]
+        while p:
+            if p in self.pos:
+                return self.pos[p]
+            p = p[:-1]
+        return self.pos.get((), (1, 1))
+
+    def problem(self, path: Path_, message: str, key: bool = False) -> Problem:
+        line, col = self.where(path, key)
+        return Problem(self.file, line, col, format_path(path), message)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One concrete scenario: the sweep applied, with its own id and seed."""
+
+    scenario: Scenario
+    id: str  # name + sweep values slug; filesystem-safe, unique within a target
+    seed: int
+    sweep: dict[str, Any]
+    source: Path
+
+
+def format_path(path: Path_) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+class _Builder:
+    """Turns a composed node tree into plain data, recording positions and structural problems."""
+
+    def __init__(self, doc: Doc):
+        self.doc = doc
+        self.problems: list[Problem] = []
+        self.constructor = yaml.constructor.SafeConstructor()
+
+    def build(self, node: yaml.Node, path: Path_, depth: int = 0) -> Any:
+        self.doc.pos[path] = _mark(node)
+        if depth > _MAX_DEPTH:
+            raise ScenarioError(self.doc.problem(path, f"nesting deeper than {_MAX_DEPTH} levels"))
+        if isinstance(node, yaml.MappingNode):
+            out: dict[Any, Any] = {}
+            for knode, vnode in node.value:
+                if not isinstance(knode, yaml.ScalarNode):
+                    line, col = _mark(knode)
+                    self.problems.append(Problem(self.doc.file, line, col, format_path(path), "expected a plain key, got a complex key"))
+                    continue
+                key = self._scalar(knode)
+                if not isinstance(key, (str, int, float, bool)) or key is None:
+                    key = str(knode.value)
+                if key in out:
+                    line, col = _mark(knode)
+                    self.problems.append(Problem(self.doc.file, line, col, format_path(path + (key,)), f"duplicate key {key!r}"))
+                    continue
+                self.doc.keypos[path + (key,)] = _mark(knode)
+                out[key] = self.build(vnode, path + (key,), depth + 1)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(v, path + (i,), depth + 1) for i, v in enumerate(node.value)]
+        return self._scalar(node)
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if node.style is None and _HHMM.match(node.value or ""):
+            return node.value  # YAML 1.1 would read 06:10 as the base-60 integer 370
+        return self.constructor.construct_object(node, deep=True)
+
+
+def parse_yaml(text: str, file: str) -> Doc:
+    """Parse YAML text into a Doc; malformed YAML raises ScenarioError at the parser's position."""
+    doc = Doc(data=None, file=file)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        what = " ".join(x for x in (e.context, e.problem) if x)
+        raise ScenarioError(Problem(file, line, col, "", f"malformed YAML: {what}")) from None
+    except yaml.YAMLError as e:
+        raise ScenarioError(Problem(file, 0, 0, "", f"malformed YAML: {e}")) from None
+    except (RecursionError, ValueError) as e:
+        raise ScenarioError(Problem(file, 0, 0, "", f"malformed YAML: {type(e).__name__}")) from None
+    if node is None:
+        raise ScenarioError(Problem(file, 1, 1, "", "empty file (expected a mapping with name, road, ego, ...)"))
+    builder = _Builder(doc)
+    try:
+        doc.data = builder.build(node, ())
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        raise ScenarioError(Problem(file, line, col, "", f"malformed YAML: {getattr(e, 'problem', e)}")) from None
+    except (RecursionError, ValueError, TypeError, OverflowError) as e:
+        raise ScenarioError(Problem(file, 0, 0, "", f"unreadable YAML value: {type(e).__name__}: {e}")) from None
+    if builder.problems:
+        raise ScenarioError(builder.problems)
+    if not isinstance(doc.data, dict):
+        raise ScenarioError(doc.problem((), f"expected a mapping at the top level, got {type(doc.data).__name__}"))
+    return doc
+
+
+def parse_file(path: str | Path) -> Doc:
+    """Read and parse a YAML file; an unreadable file is a ScenarioError naming it."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(Problem(str(p), 0, 0, "", f"cannot read: {e}")) from None
+    return parse_yaml(text, str(p))
+
+
+# ---------------------------------------------------------------- schema walking
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) == 1:
+                tp = args[0]
+            else:
+                return tp
+        else:
+            return tp
+
+
+def _step(tp: Any, part: Any, data: Any) -> tuple[bool, Any]:
+    """One path step through a type: (is the step valid, the type below it)."""
+    tp = _unwrap(tp)
+    origin = typing.get_origin(tp)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        f = tp.model_fields.get(part) if isinstance(part, str) else None
+        return (f is not None, f.annotation if f else None)
+    if origin is list:
+        ok = isinstance(part, int) and isinstance(data, list) and 0 <= part < len(data)
+        return ok, typing.get_args(tp)[0]
+    if origin is dict:
+        return isinstance(part, str), typing.get_args(tp)[1]
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        members = [a for a in typing.get_args(_unwrap(tp)) if isinstance(a, type) and issubclass(a, BaseModel)]
+        tag = data.get("action") if isinstance(data, dict) else None
+        for m in members:
+            lit = m.model_fields.get("action")
+            if lit is not None and tag in typing.get_args(lit.annotation):
+                return _step(m, part, data)
+        for m in members:
+            ok, sub = _step(m, part, data)
+            if ok:
+                return ok, sub
+        return False, None
+    return tp is Any, Any
+
+
+def _get(data: Any, part: Any) -> Any:
+    if isinstance(data, dict):
+        return data.get(part)
+    if isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+        return data[part]
+    return None
+
+
+def model_at(path: Path_, data: Any, root: type[BaseModel] = Scenario) -> Any:
+    """The type found at a data path in the schema (None when the path leaves the schema)."""
+    tp: Any = root
+    cur = data
+    for part in path:
+        ok, tp = _step(tp, part, cur)
+        if not ok:
+            return None
+        cur = _get(cur, part)
+    tp = _unwrap(tp)
+    if typing.get_origin(tp) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        tag = cur.get("action") if isinstance(cur, dict) else None
+        for m in typing.get_args(tp):
+            lit = getattr(m, "model_fields", {}).get("action")
+            if lit is not None and tag in typing.get_args(lit.annotation):
+                return m
+    return tp
+
+
+def path_exists(dotted: str, data: Any, root: type[BaseModel] = Scenario) -> tuple[Path_ | None, str]:
+    """Resolve a dotted path against the schema and data: (data path, "") or (None, why not).
+
+    List items are addressed by index or, for items with an `id`, by that id (actors.truck.speed).
+    """
+    parts: list[Any] = []
+    tp: Any = root
+    cur = data
+    for raw in dotted.split("."):
+        part: Any = raw
+        if isinstance(cur, list):
+            ids = [i for i, item in enumerate(cur) if isinstance(item, dict) and item.get("id") == raw]
+            if raw.lstrip("-").isdigit():
+                part = int(raw)
+            elif ids:
+                part = ids[0]
+        ok, tp = _step(tp, part, cur)
+        if not ok:
+            here = format_path(parts) or "the scenario"
+            sub = _unwrap(model_at(tuple(parts), data, root)) if parts else root
+            names = list(sub.model_fields) if isinstance(sub, type) and issubclass(sub, BaseModel) else []
+            hint = _suggest(str(raw), names)
+            return None, f"{here} has no {raw!r}{hint}"
+        parts.append(part)
+        cur = _get(cur, part)
+    return tuple(parts), ""
+
+
+def _suggest(key: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (expected one of {', '.join(names)})" if names else ""
+
+
+# ---------------------------------------------------------------- validation
+
+def _error_problem(doc: Doc, err: dict[str, Any], root: type[BaseModel]) -> Problem:
+    loc = err["loc"]
+    cur, path = doc.data, []
+    for i, part in enumerate(loc):
+        inside = (isinstance(cur, dict) and part in cur) or (
+            isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur))
+        if inside:
+            path.append(part)
+            cur = _get(cur, part)
+        elif i == len(loc) - 1 and err["type"] == "missing":
+            line, col = doc.where(tuple(path))
+            return Problem(doc.file, line, col, format_path(path + [part]), f"missing required key {part!r}")
+    etype = err["type"]
+    if etype == "extra_forbidden":
+        parent = _unwrap(model_at(tuple(path[:-1]), doc.data, root))
+        names = list(parent.model_fields) if isinstance(parent, type) and issubclass(parent, BaseModel) else []
+        return doc.problem(tuple(path), f"unknown key {path[-1]!r}{_suggest(str(path[-1]), names)}", key=True)
+    msg = err["msg"]
+    msg = msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
+    if msg.startswith("Input should be"):
+        msg = "expected" + msg[len("Input should be"):]
+    if etype not in ("value_error", "assertion_error") and not isinstance(err.get("input"), (dict, list)):
+        msg += f" (got {err.get('input')!r})"
+    return doc.problem(tuple(path), msg)
+
+
+def validate_doc(doc: Doc, root: type[BaseModel] = Scenario, check: bool = True) -> Any:
+    """Validate parsed data against a model, then run the semantic checks; all problems at once."""
+    try:
+        obj = root.model_validate(doc.data)
+    except ValidationError as e:
+        problems = [_error_problem(doc, err, root) for err in e.errors()]
+        raise ScenarioError(_dedupe(problems)) from None
+    if check and isinstance(obj, Scenario):
+        from roadtest.dsl.schema import semantic_problems
+
+        problems = [doc.problem(path, msg, key=key) for path, msg, key in semantic_problems(obj, doc.data)]
+        if problems:
+            raise ScenarioError(_dedupe(problems))
+    return obj
+
+
+def located(doc: Doc, path: Path_, message: str) -> Problem:
+    """A Problem at a data path of a document."""
+    return doc.problem(path, message)
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen, out = set(), []
+    for p in problems:
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+def load_scenario_file(path: str | Path) -> Scenario:
+    """Load and check one scenario file (its sweep, if any, is checked but not applied)."""
+    doc = parse_file(path)
+    from roadtest.dsl.variants import check_sweep
+
+    problems = check_sweep(doc)
+    try:
+        scn = validate_doc(doc)
+    except ScenarioError as e:
+        raise ScenarioError(_dedupe(problems + e.problems)) from None
+    if problems:
+        raise ScenarioError(problems)
+    return scn
+
+
+def load_variants(path: str | Path) -> list[Variant]:
+    """Load a scenario file and expand its sweep into concrete variants."""
+    from roadtest.dsl.variants import expand_doc
+
+    return expand_doc(parse_file(path))

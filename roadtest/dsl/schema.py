@@ -1,0 +1,209 @@
+"""The scenario schema: JSON Schema for editors, and the semantic checks a schema cannot express."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from roadtest.dsl.model import (ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, Scenario,
+                                lane_order, resolve_placements)
+
+__all__ = ["schema_json", "semantic_problems", "known_rule_ids", "RULES_DIR", "JUNCTION_KINDS"]
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "rules"
+JUNCTION_KINDS = frozenset({"intersection", "t_junction", "roundabout"})
+_SIDE_KINDS = PEDESTRIAN_KINDS | STATIC_KINDS | {"bicycle"}
+_EXITS = {"intersection": {"left", "straight", "right"}, "t_junction": {"left", "right"},
+          "roundabout": {"left", "straight", "right"}}
+
+Found = tuple[tuple[Any, ...], str, bool]  # (data path, message, point at the key rather than the value)
+
+
+def schema_json() -> str:
+    """JSON Schema of scenario files (YAML surface: km/h and degrees, as the descriptions say)."""
+    schema = Scenario.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "roadtest scenario"
+    return json.dumps(schema, indent=2, sort_keys=False)
+
+
+def known_rule_ids() -> set[str] | None:
+    """Rule ids of the catalogue (roadtest.dsl.rules.load_catalogue, else scenarios/rules/*.yaml stems).
+
+    None when no catalogue exists at all, so rule ids cannot be checked.
+    """
+    try:
+        from roadtest.dsl.rules import load_catalogue
+    except ImportError:
+        load_catalogue = None
+    if load_catalogue is not None:
+        return set(load_catalogue())
+    stems = {p.stem for p in RULES_DIR.glob("*.yaml")} if RULES_DIR.is_dir() else set()
+    return stems or None
+
+
+def _lane_ok(lane: int, scn: Scenario) -> bool:
+    return lane in lane_order(scn.road.lanes, scn.driving_side)
+
+
+def _lanes_text(scn: Scenario) -> str:
+    lanes = scn.road.lanes
+    back = f" or -1..-{lanes.backward}" if lanes.backward else ""
+    return f"1..{lanes.forward}{back}"
+
+
+def semantic_problems(scn: Scenario, data: Any) -> list[Found]:
+    """Every problem the schema cannot see: lanes, placements, overlaps, sign and rule ids."""
+    return list(_road(scn, data)) + list(_ego(scn)) + list(_actors(scn, data)) + list(_rules(scn, data))
+
+
+def _road(scn: Scenario, data: Any) -> Iterator[Found]:
+    road, length = scn.road, scn.road.length
+    from roadtest.dsl.signs import load_signs
+
+    signs = load_signs()
+    for i, sign in enumerate(road.signs):
+        where = ("road", "signs", i)
+        if sign.id not in signs:
+            import difflib
+
+            close = difflib.get_close_matches(sign.id, list(signs), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(signs))}"
+            yield where + ("id",), f"unknown sign id {sign.id!r} ({hint})", False
+            continue
+        entry = signs[sign.id]
+        if entry["codes"].get(scn.country) is None:
+            have = ", ".join(sorted(c for c, v in entry["codes"].items() if v))
+            yield where + ("id",), f"sign {sign.id!r} has no {scn.country} code in sign_assets/signs.yaml (expected a country among {have})", False
+        if entry.get("value") == "required" and sign.value is None:
+            yield where, f"sign {sign.id!r} needs a value ({entry.get('unit', '')})", False
+        if entry.get("value") == "none" and sign.value is not None:
+            yield where + ("value",), f"sign {sign.id!r} carries no value", False
+        if sign.s > length:
+            yield where + ("s",), f"s {sign.s:g} is beyond the road's end (length {length:g} m)", False
+    for name in ("sections", "crosswalks", "stop_lines", "traffic_lights"):
+        for i, item in enumerate(getattr(road, name)):
+            end = getattr(item, "s_end", getattr(item, "s", 0.0))
+            if end > length:
+                field = "s_end" if hasattr(item, "s_end") and name == "sections" else "s"
+                yield ("road", name, i, field), f"{end:g} m is beyond the road's end (length {length:g} m)", False
+    for i, line in enumerate(road.stop_lines):
+        for lane in line.lanes or []:
+            if not _lane_ok(lane, scn):
+                yield ("road", "stop_lines", i, "lanes"), f"lane {lane} does not exist (expected {_lanes_text(scn)})", False
+    ids = [t.id for t in road.traffic_lights]
+    for i, tid in enumerate(ids):
+        if tid in ids[:i]:
+            yield ("road", "traffic_lights", i, "id"), f"duplicate traffic light id {tid!r}", False
+    if road.ramp is not None:
+        if road.kind != "highway_merge":
+            yield ("road", "ramp"), f"a ramp needs kind highway_merge (got {road.kind})", True
+        elif road.ramp.merge_s + road.ramp.length > length:
+            yield ("road", "ramp", "merge_s"), f"the acceleration lane ends at {road.ramp.merge_s + road.ramp.length:g} m, beyond the road's end ({length:g} m)", False
+    if road.kind == "curve" and road.curve_start + road.radius * road.angle > length + 1e-6:
+        yield ("road", "radius"), (f"the curve (lead-in {road.curve_start:g} m + arc {road.radius * road.angle:.1f} m) "
+                                  f"is longer than the road ({length:g} m)"), False
+
+
+def _ego(scn: Scenario) -> Iterator[Found]:
+    ego, road = scn.ego, scn.road
+    if not 1 <= ego.lane <= road.lanes.forward:
+        yield ("ego", "lane"), f"lane {ego.lane} does not exist (expected 1..{road.lanes.forward}, a forward lane)", False
+    if ego.s > road.length:
+        yield ("ego", "s"), f"s {ego.s:g} is beyond the road's end (length {road.length:g} m)", False
+    route = ego.route
+    if route.exit is not None:
+        if road.kind not in _EXITS:
+            yield ("ego", "route", "exit"), f"an exit needs a junction road (intersection, t_junction, roundabout), got {road.kind}", False
+        elif route.exit not in _EXITS[road.kind]:
+            yield ("ego", "route", "exit"), f"a {road.kind} has no {route.exit!r} exit (expected {', '.join(sorted(_EXITS[road.kind]))})", False
+    if route.distance is not None:
+        room = road.length - ego.s if road.kind not in JUNCTION_KINDS else 2 * road.length - ego.s
+        if route.distance > room + 1e-6:
+            yield ("ego", "route", "distance"), f"the goal {route.distance:g} m ahead is beyond the road's end ({room:g} m left)", False
+    limit = road.speed_limit or 50 / 3.6
+    dist = route.distance or (road.length - ego.s + 40.0)
+    if scn.expect.reach_goal and dist / (0.5 * limit) > scn.expect.timeout:
+        yield ("expect", "timeout"), (f"{scn.expect.timeout:g} s is too short to drive {dist:g} m at half the "
+                                      f"speed limit ({limit * 3.6:g} km/h)"), False
+
+
+def _actors(scn: Scenario, data: Any) -> Iterator[Found]:
+    road = scn.road
+    ids = ["ego", "hero"]
+    for i, a in enumerate(scn.actors):
+        where = ("actors", i)
+        if a.id in ids:
+            yield where + ("id",), f"duplicate or reserved actor id {a.id!r}", False
+        ids.append(a.id)
+        p = a.place
+        if p.lane is not None and not _lane_ok(p.lane, scn):
+            yield where + ("place", "lane"), f"lane {p.lane} does not exist (expected {_lanes_text(scn)})", False
+        if p.s is not None and p.s > road.length:
+            yield where + ("place", "s"), f"s {p.s:g} is beyond the road's end (length {road.length:g} m)", False
+        if p.side is not None and a.kind not in _SIDE_KINDS:
+            yield where + ("place", "side"), f"a {a.kind} goes in a lane, not on the roadside (expected lane)", False
+        if a.kind in STATIC_KINDS and (a.speed > 0 or a.behaviours):
+            yield where, f"a {a.kind} is static: no speed or behaviours", False
+        if a.siren is not None and a.kind != "emergency":
+            yield where + ("siren",), f"only an emergency vehicle has a siren (kind is {a.kind})", False
+        for j, b in enumerate(a.behaviours):
+            bw = where + ("behaviours", j)
+            if b.action == "cross_road" and a.kind not in ("pedestrian", "bicycle", "police_officer"):
+                yield bw, f"cross_road is for pedestrians and bicycles, not a {a.kind}", False
+            if b.action == "cut_in" and b.target not in ids + [x.id for x in scn.actors]:
+                yield bw + ("target",), f"no actor {b.target!r} to cut in front of", False
+            trig = b.trigger.distance_to_position if b.trigger else None
+            if trig is not None and trig.s > road.length:
+                yield bw + ("trigger", "distance_to_position", "s"), f"s {trig.s:g} is beyond the road's end", False
+    yield from _placements(scn)
+
+
+def _placements(scn: Scenario) -> Iterator[Found]:
+    known = {"ego"} | {a.id for a in scn.actors}
+    where_of = {a.id: ("actors", i) for i, a in enumerate(scn.actors)}
+    resolved = resolve_placements(scn)
+    for a in scn.actors:
+        ref = a.place.reference
+        if ref is None:
+            continue
+        rel, target = ref
+        if target not in known:
+            yield where_of[a.id] + ("place", rel), f"no actor {target!r} (expected ego or one of: {', '.join(sorted(known - {'ego'})) or 'none'})", False
+        elif a.id not in resolved:
+            yield where_of[a.id] + ("place", rel), f"cannot place relative to {target!r}: circular reference or no lane on that side", False
+        else:
+            lane, side, s = resolved[a.id]
+            if not 0 <= s <= scn.road.length:
+                yield where_of[a.id] + ("place",), f"resolves to s {s:g}, outside the road (0..{scn.road.length:g} m)", False
+    placed = [("ego", "ego")] + [(a.id, a.kind) for a in scn.actors]
+    for n, (aid, kind) in enumerate(placed):
+        if aid not in resolved or resolved[aid][0] is None:
+            continue
+        lane, _, s = resolved[aid]
+        for oid, okind in placed[:n]:
+            if oid not in resolved or resolved[oid][0] != lane:
+                continue
+            gap = (ACTOR_DIMENSIONS[kind][0] + ACTOR_DIMENSIONS[okind][0]) / 2
+            if abs(resolved[oid][2] - s) < gap:
+                yield where_of[aid] + ("place",), (f"overlaps {oid!r} at the start (lane {lane}, s {s:g} vs "
+                                                   f"{resolved[oid][2]:g}; expected at least {gap:.1f} m apart)"), False
+
+
+def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
+    if not scn.rules:
+        return
+    known = known_rule_ids()
+    if known is None:
+        return
+    import difflib
+
+    raw = data.get("rules") if isinstance(data, dict) else None
+    for i, r in enumerate(scn.rules):
+        if r.id not in known:
+            item = raw[i] if isinstance(raw, list) and i < len(raw) else None
+            path = ("rules", i, "id") if isinstance(item, dict) else ("rules", i)
+            close = difflib.get_close_matches(r.id, sorted(known), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(known))}"
+            yield path, f"unknown rule id {r.id!r} ({hint})", False

@@ -1,0 +1,48 @@
+"""The sign catalogue (sign_assets/signs.yaml): sign ids, meanings and OpenDRIVE codes per country."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roadtest.errors import UserError
+
+__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids"]
+
+SIGNS_FILE = Path(__file__).resolve().parents[2] / "sign_assets" / "signs.yaml"
+
+
+@lru_cache(maxsize=None)
+def _load(path: Path) -> dict[str, dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        data = yaml.safe_load(f)
+    return data["signs"]
+
+
+def load_signs(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Sign id -> {meaning, value: required|optional|none, unit?, codes {country: {type, subtype, note?} | None}}."""
+    return _load(Path(path) if path else SIGNS_FILE)
+
+
+def sign_ids() -> frozenset[str]:
+    """Every sign id in the catalogue."""
+    return frozenset(load_signs())
+
+
+def sign_code(sign_id: str, country: str) -> dict[str, Any]:
+    """OpenDRIVE signal code {country, type, subtype, value?, unit?} of a sign in a country."""
+    signs = load_signs()
+    if sign_id not in signs:
+        raise UserError(f"unknown sign id {sign_id!r} (expected one of {', '.join(sorted(signs))})")
+    entry = signs[sign_id]
+    code = entry["codes"].get(country)
+    if code is None:
+        have = sorted(c for c, v in entry["codes"].items() if v)
+        raise UserError(f"sign {sign_id!r} has no code for country {country} (catalogue has {', '.join(have)})")
+    out = {"country": country, "type": str(code["type"]), "subtype": str(code.get("subtype", "-1"))}
+    if entry.get("unit"):
+        out["unit"] = entry["unit"]
+    return out

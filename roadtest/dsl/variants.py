@@ -1,0 +1,131 @@
+"""Sweep expansion: one scenario file with `sweep:` becomes concrete variants, each with an id and seed."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from roadtest.dsl.loader import Doc, Variant, path_exists, validate_doc
+from roadtest.errors import Problem, ScenarioError
+
+__all__ = ["check_sweep", "apply_value", "expand_doc", "slug"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def slug(value: Any) -> str:
+    """Filesystem-safe text for a sweep value (bools and None in YAML spelling)."""
+    if isinstance(value, bool) or value is None:
+        text = json.dumps(value)
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    else:
+        text = str(value)
+    out = _UNSAFE.sub("_", text).strip("_.") or "_"
+    if len(out) > 40:
+        out = out[:32] + "-" + hashlib.sha1(text.encode()).hexdigest()[:7]
+    return out
+
+
+def check_sweep(doc: Doc) -> list[Problem]:
+    """Problems with the sweep block's paths: each must name a field the scenario has."""
+    sweep = doc.data.get("sweep") if isinstance(doc.data, dict) else None
+    if not isinstance(sweep, dict):
+        return []
+    base = {k: v for k, v in doc.data.items() if k != "sweep"}
+    problems = []
+    for key in sweep:
+        if not isinstance(key, str):
+            problems.append(doc.problem(("sweep", key), f"expected a dotted field path, got {key!r}", key=True))
+            continue
+        path, why = path_exists(key, base)
+        if path is None:
+            problems.append(doc.problem(("sweep", key), f"sweep over a path that does not exist: {why}", key=True))
+        elif path[0] in ("sweep", "name"):
+            problems.append(doc.problem(("sweep", key), f"cannot sweep {path[0]!r}", key=True))
+    return problems
+
+
+def apply_value(doc: Doc, path: tuple[Any, ...], value: Any, where: tuple[int, int] | None) -> None:
+    """Set a value at a data path (creating mappings on the way); its position becomes `where`."""
+    cur = doc.data
+    for i, part in enumerate(path[:-1]):
+        nxt = cur[part] if (isinstance(cur, list) or part in cur) else None
+        if not isinstance(nxt, (dict, list)):
+            nxt = {}
+            cur[part] = nxt
+            if where:
+                doc.pos[path[: i + 1]] = where
+        cur = nxt
+    cur[path[-1]] = copy.deepcopy(value)
+    for p in [p for p in doc.pos if p[: len(path)] == path]:
+        del doc.pos[p]
+    if where:
+        doc.pos[path] = where
+
+
+def _copy(doc: Doc) -> Doc:
+    return Doc(data=copy.deepcopy(doc.data), file=doc.file, pos=dict(doc.pos), keypos=dict(doc.keypos))
+
+
+def expand_doc(doc: Doc, overrides: dict[str, Any] | None = None, seeds: list[int] | None = None,
+               override_where: tuple[int, int] | None = None) -> list[Variant]:
+    """Every concrete variant of a parsed scenario: overrides applied, then each sweep combination.
+
+    Seeds: the i-th sweep combination gets base + i, where base is each of `seeds` (a suite's) or
+    else the scenario's traffic.seed; with suite seeds the id ends in -s<seed>.
+    """
+    problems = check_sweep(doc)
+    doc = _copy(doc)
+    for key, value in (overrides or {}).items():
+        path, why = path_exists(key, {k: v for k, v in doc.data.items() if k != "sweep"})
+        if path is None:
+            raise ScenarioError(doc.problem((), f"override {key!r}: {why}"))
+        apply_value(doc, path, value, override_where)
+    try:
+        base = validate_doc(doc)
+    except ScenarioError as e:
+        raise ScenarioError(problems + e.problems) from None
+    if problems:
+        raise ScenarioError(problems)
+    sweep = base.sweep
+    keys = list(sweep)
+    paths = {k: path_exists(k, doc.data)[0] for k in keys}
+    combos = list(itertools.product(*(range(len(sweep[k])) for k in keys)))
+    bases = seeds if seeds else [base.traffic.seed]
+    variants: list[Variant] = []
+    seen: set[str] = set()
+    for base_seed in bases:
+        for i, combo in enumerate(combos):
+            vdoc = _copy(doc)
+            vdoc.data.pop("sweep", None)
+            values = {k: sweep[k][j] for k, j in zip(keys, combo)}
+            for k, j in zip(keys, combo):
+                apply_value(vdoc, paths[k], sweep[k][j], doc.pos.get(("sweep", k, j)))
+            seed = base_seed + i
+            if "traffic.seed" in values:
+                seed = int(values["traffic.seed"])
+            else:
+                apply_value(vdoc, ("traffic", "seed"), seed, doc.pos.get(("traffic", "seed")))
+            try:
+                scn = validate_doc(vdoc)
+            except ScenarioError as e:
+                problems.extend(p for p in e.problems if p not in problems)
+                continue
+            vid = base.name + "".join(f"--{slug(k)}-{slug(v)}" for k, v in values.items())
+            if seeds:
+                vid += f"-s{base_seed}"
+            n, unique = 1, vid
+            while unique in seen:
+                n += 1
+                unique = f"{vid}-{n}"
+            seen.add(unique)
+            variants.append(Variant(scenario=scn, id=unique, seed=seed, sweep=values, source=Path(doc.file)))
+    if problems:
+        raise ScenarioError(problems)
+    return variants
