@@ -21,8 +21,8 @@ __all__ = ["VehicleParams", "pure_pursuit_steer", "lookahead_point", "accel_to_c
 class VehicleParams:
     """What the controllers assume about the car (embedded simulator defaults)."""
 
-    wheelbase: float = 2.8  # m
-    max_wheel_angle: float = math.radians(35.0)  # rad at steer = 1
+    wheelbase: float = 2.7  # m
+    max_wheel_angle: float = 0.6  # rad at steer = 1 (embedded BicycleParams.max_steer)
     max_accel: float = 4.0  # m/s^2 at full throttle
     max_decel: float = 8.0  # m/s^2 at full brake
 

@@ -14,7 +14,8 @@ Returned dict:
   zones [{kind, distance_start, distance_end, speed_limit, inside}],
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
-  speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...].
+  speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...],
+  driving_side, rules (meta.rules as given), governing (meta.governing).
 """
 
 from __future__ import annotations
@@ -246,6 +247,9 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
         "actors": _actors(state, ego, route, ego_rs),
         "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [],
         "lane": _lane_info(network, ego, match),
+        "driving_side": meta.get("driving_side") or getattr(network, "driving_side", None) or "right",
+        "rules": list(meta.get("rules") or []),
+        "governing": meta.get("governing"),
     }
     scene = meta.get("scene") or {}
     placer = _Scene(network, meta, route)

@@ -1,0 +1,271 @@
+"""The privileged, rule-aware expert: the reference driver whose score must be 100 and whose plan is L2's reference.
+
+It reads the route, its speed and the `roadtest.objects` sensor; follows the route with pure pursuit;
+chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
+rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
+moving aside within what the marks allow; and plans 3 s ahead with the same model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
+from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.rules import RuleLimits, rule_limits
+from roadtest.sim.objects_sensor import RoutePath, to_ego_frame
+
+__all__ = ["ExpertAgent", "Obstacle"]
+
+COMFORT_DECEL = 3.0  # m/s^2, planned braking
+MAX_DECEL = 7.0  # m/s^2, emergency braking the expert allows itself
+REACTION = 1.0  # s, for the visibility speed
+DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Something to stop behind: `gap` m from the ego's front bumper to where the ego must stop, moving at `speed`."""
+
+    gap: float
+    speed: float
+    why: str
+    s0: float = 2.0
+
+
+def _param(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
+    from roadtest.agents.rules import param_si
+
+    return param_si(params, key, default)
+
+
+class ExpertAgent(AutonomousAgent):
+    """Rule-aware privileged driver (see the module docstring)."""
+
+    track = "MAP"
+    defaults = {"cruise_speed": DEFAULT_SPEED, "limit_margin": 0.3, "stop_hold": 1.0, "lookahead": 5.0,
+                "wheelbase": 2.7, "max_wheel_angle": 0.6, "max_accel": 4.0, "max_decel": 8.0}
+
+    def setup(self, path_to_conf_file: Any) -> None:
+        super().setup(path_to_conf_file)
+        c = self.config
+        self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
+                                    max_accel=float(c["max_accel"]), max_decel=float(c["max_decel"]))
+        self.route: RoutePath | None = None
+        self.stops_done: list[float] = []  # route positions of stop lines already stopped at
+        self.stopped_since: float | None = None
+        self.offset = 0.0  # m, current lateral offset from the route (left positive)
+        self.prev_speed: float | None = None
+        self.bias = 0.0  # m/s^2, learnt difference between commanded and achieved acceleration
+        self.prev_accel = 0.0
+        self.dt = 0.05
+        self.prev_time: float | None = None
+
+    def sensors(self) -> list[dict[str, Any]]:
+        return [sensor_spec("sensor.speedometer", "speed"), sensor_spec("roadtest.pose", "pose"),
+                sensor_spec("roadtest.route", "route"), sensor_spec("roadtest.objects", "objects")]
+
+    # ----------------------------------------------------------------- step
+    def run_step(self, input_data: Mapping[str, Any], timestamp: float) -> Any:
+        speed = float((sensor_data(input_data, "speed") or {}).get("speed", 0.0))
+        view = sensor_data(input_data, "objects") or {}
+        ego = dict(view.get("ego") or {})
+        pose = sensor_data(input_data, "pose")
+        if pose:
+            ego.update({k: float(pose[k]) for k in ("x", "y", "h") if k in pose})
+        if self.prev_time is not None and timestamp > self.prev_time:
+            self.dt = timestamp - self.prev_time
+        self.prev_time = timestamp
+        if self.route is None:
+            pts = sensor_data(input_data, "route") or self.global_plan
+            if pts and len(pts) >= 2:
+                self.route = RoutePath(pts)
+        if "x" not in ego:
+            return accel_to_control(-COMFORT_DECEL, speed, 0.0, self.params)
+        ego_s = self.route.project(ego["x"], ego["y"])[0] if self.route is not None else 0.0
+        if self.route is not None and ego.get("route_s") is not None:
+            ego_s = float(ego["route_s"])
+        half = float(ego.get("length", 4.5)) / 2.0
+        limits = rule_limits(view)
+        self._update_offset(view, ego, speed)
+        v_des = self._desired_speed(view, speed, half, limits)
+        obstacles = self._obstacles(view, ego, ego_s, speed, half, timestamp, limits)
+        accel = self._accel(speed, v_des, obstacles, limits)
+        steer = self._steer(view, ego, ego_s, speed)
+        self._learn(speed, accel)
+        binding = min(obstacles, key=lambda o: o.gap) if obstacles else None
+        if binding is not None and binding.speed < 0.1 and binding.gap - binding.s0 < 0.4 and speed < 0.6:
+            accel = -MAX_DECEL  # at the stop point: stop firmly instead of IDM's slow creep
+        self.planned = self._plan(ego, ego_s, speed, v_des, obstacles, limits)
+        self.text = f"v_des {v_des:.1f} m/s" + (f"; stop for {binding.why} in {binding.gap:.1f} m" if binding else "")
+        cmd = accel if accel <= 0.0 else accel + self.bias
+        return accel_to_control(cmd, speed, steer, self.params)
+
+    def _learn(self, speed: float, accel: float) -> None:
+        """Estimate drag and model error from the last command and the speed change it produced."""
+        if self.prev_speed is not None and self.prev_accel > 0.0 and speed > 0.5:
+            achieved = (speed - self.prev_speed) / max(self.dt, 1e-3)
+            self.bias = min(max(self.bias + 0.05 * (self.prev_accel - achieved), -1.0), 2.0)
+        self.prev_speed, self.prev_accel = speed, accel
+
+    # ------------------------------------------------------------ lateral
+    def _update_offset(self, view: Mapping[str, Any], ego: Mapping[str, Any], speed: float) -> None:
+        """Move aside for an emergency vehicle with its siren on behind; come back once it has passed."""
+        want = 0.0
+        side = -1.0 if view.get("driving_side", "right") == "right" else 1.0
+        lane = view.get("lane") or {}
+        width = float(lane.get("width") or 3.5)
+        for a in view.get("actors") or []:
+            if not a.get("siren") or a.get("route_s") is None:
+                continue
+            if -80.0 <= a["route_s"] <= 2.0 and abs(a["route_d"] - float(ego.get("route_d") or 0.0)) < width:
+                neighbour = lane.get("right" if side < 0 else "left") or {}
+                if neighbour.get("lane") is not None and neighbour.get("crossing_allowed") and not _lane_busy(view, side * width):
+                    want = side * width
+                else:
+                    want = side * max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1)
+        rate = 0.8 * self.dt  # m per tick, about a 4 s lane change
+        self.offset += max(-rate, min(rate, want - self.offset))
+
+    def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
+        h = float(ego["h"])
+        rx = ego["x"] - math.cos(h) * self.params.wheelbase / 2.0
+        ry = ego["y"] - math.sin(h) * self.params.wheelbase / 2.0
+        lookahead = max(float(self.config["lookahead"]), 0.45 * speed + 2.0)
+        if self.route is not None:
+            tx, ty, th = self.route.point_at(ego_s + lookahead - self.params.wheelbase / 2.0)
+            tx, ty = tx - math.sin(th) * self.offset, ty + math.cos(th) * self.offset
+            return pure_pursuit_steer(*to_ego_frame(rx, ry, h, tx, ty), self.params)
+        centre = (view.get("lane") or {}).get("centerline") or []
+        from roadtest.agents.controller import lookahead_point
+
+        point = lookahead_point(centre, lookahead)
+        return pure_pursuit_steer(*point, self.params) if point else 0.0
+
+    # ------------------------------------------------------- longitudinal
+    def _desired_speed(self, view: Mapping[str, Any], speed: float, half: float, limits: RuleLimits) -> float:
+        margin = float(self.config["limit_margin"])
+        limit = view.get("speed_limit")
+        v = float(self.config["cruise_speed"]) if limit is None else float(limit) - margin
+        if limits.max_speed is not None:
+            v = min(v, limits.max_speed - margin)
+        vis = float((view.get("environment") or {}).get("fog_visual_range", 1e5))
+        if vis < 1000.0:
+            b = COMFORT_DECEL
+            v = min(v, math.sqrt((b * REACTION) ** 2 + 2.0 * b * vis) - b * REACTION)
+        for dist, lim in list(view.get("speed_limits_ahead") or []) + limits.ahead:
+            d = max(float(dist) - half - 3.0, 0.0)  # reach the new limit 3 m before the front passes it
+            v = min(v, math.sqrt(max(float(lim) - margin, 0.0) ** 2 + 2.0 * 1.5 * d))
+        return max(v, 0.0)
+
+    def _obstacles(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float, half: float,
+                   t: float, limits: RuleLimits) -> list[Obstacle]:
+        out: list[Obstacle] = []
+        ego_d = float(ego.get("route_d") or 0.0) + 0.0
+        lane_w = float((view.get("lane") or {}).get("width") or 3.5)
+        ego_w = float(ego.get("width", 1.8))
+        for a in view.get("actors") or []:
+            rs, rd = a.get("route_s"), a.get("route_d")
+            if rs is None:
+                continue
+            ahead = rs - a.get("length", 4.5) / 2.0 - half
+            if rs <= 0.0 or ahead > 100.0:
+                continue
+            margin = 0.8 if a.get("kind") in ("pedestrian", "bicycle", "officer") else 0.4
+            corridor = ego_w / 2.0 + a.get("width", 1.8) / 2.0 + margin
+            lat_v = float(a.get("vy", 0.0))
+            future = [rd + lat_v * k for k in (0.0, 0.75, 1.5)] if abs(lat_v) > 0.2 else [rd]
+            if any(abs(d - self.offset - 0.0) < corridor for d in future):
+                along = a.get("speed", 0.0) * math.cos(a.get("route_heading", a.get("h", 0.0)))
+                if abs(rd - self.offset) >= corridor:
+                    along = 0.0  # crossing into the path: treat as standing there
+                out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
+                                    s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0))
+        out += self._stop_lines(view, ego_s, speed, half, t)
+        for lt in view.get("lights") or []:
+            state = str(lt.get("state", "")).lower()
+            gap = float(lt["stop_distance"]) - half
+            if gap < -0.5:
+                continue
+            if state == "red" or (state in ("yellow", "amber") and speed * speed / (2.0 * max(gap - 1.0, 0.1)) <= limits.comfort_decel):
+                out.append(Obstacle(gap=gap, speed=0.0, why=f"{state} light {lt.get('id')}", s0=1.0))
+        peds = [a for a in view.get("actors") or [] if a.get("kind") in ("pedestrian", "bicycle") and a.get("route_s") is not None]
+        for cw in view.get("crosswalks") or []:
+            gap = float(cw["distance_start"]) - half
+            if gap < -1.0:
+                continue
+            for p in peds:
+                on = cw["distance_start"] - 2.0 <= p["route_s"] <= cw["distance_end"] + 2.0
+                near = abs(p["route_d"]) < lane_w * 1.5 + 1.0 or (abs(p["route_d"]) < lane_w * 2.5 + 2.0 and p["route_d"] * p.get("vy", 0.0) < -0.05)
+                if on and near:
+                    out.append(Obstacle(gap=gap, speed=0.0, why=f"pedestrian {p.get('id')} at crosswalk", s0=1.5))
+                    break
+        for a in view.get("actors") or []:
+            if a.get("siren") and a.get("route_s") is not None and -60.0 <= a["route_s"] <= 2.0 and abs(self.offset) < lane_w * 0.6:
+                out.append(Obstacle(gap=max(8.0, speed * 2.0), speed=0.0, why=f"pulling over for {a.get('id')}", s0=0.5))
+        route_len = ego.get("route_length") or (self.route.length if self.route else None)
+        if route_len:
+            out.append(Obstacle(gap=float(route_len) - ego_s - half + 2.0, speed=0.0, why="goal", s0=1.0))
+        return out
+
+    def _stop_lines(self, view: Mapping[str, Any], ego_s: float, speed: float, half: float, t: float) -> list[Obstacle]:
+        out = []
+        for sl in view.get("stop_lines") or []:
+            if not sl.get("stop_sign"):
+                continue
+            where = ego_s + float(sl["distance"])
+            if any(abs(where - w) < 3.0 for w in self.stops_done):
+                continue
+            gap = float(sl["distance"]) - half
+            if gap < -2.0:
+                continue
+            if speed < 0.05 and gap < 3.0:
+                self.stopped_since = t if self.stopped_since is None else self.stopped_since
+                if t - self.stopped_since >= float(self.config["stop_hold"]):
+                    self.stops_done.append(where)
+                    self.stopped_since = None
+                    continue
+            else:
+                self.stopped_since = None
+            out.append(Obstacle(gap=gap, speed=0.0, why="stop sign", s0=0.6))
+        return out
+
+    def _accel(self, speed: float, v_des: float, obstacles: list[Obstacle], limits: RuleLimits) -> float:
+        a = idm_accel(speed, v_des, headway=limits.headway)
+        for o in obstacles:
+            a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
+        return max(a, -MAX_DECEL)
+
+    # ------------------------------------------------------------- plan
+    def _plan(self, ego: Mapping[str, Any], ego_s: float, speed: float, v_des: float, obstacles: list[Obstacle],
+              limits: RuleLimits) -> tuple[tuple[float, float], ...]:
+        """The same longitudinal model rolled out 3 s along the route, in the ego frame."""
+        if self.route is None:
+            return tuple((speed * PLAN_DT * (k + 1), 0.0) for k in range(PLAN_STEPS))
+        sub, dt = 5, PLAN_DT / 5
+        s, v, pts = 0.0, speed, []
+        obs = list(obstacles)
+        for _ in range(PLAN_STEPS):
+            for _ in range(sub):
+                a = self._accel(v, v_des, obs, limits)
+                if v < 0.05 and a <= 0.0:
+                    a = 0.0
+                v = max(v + a * dt, 0.0)
+                s += v * dt
+                obs = [Obstacle(o.gap - (v - o.speed) * dt, o.speed, o.why, o.s0) for o in obs]
+            x, y, th = self.route.point_at(ego_s + s)
+            x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
+            pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
+        return tuple((float(px), float(py)) for px, py in pts)
+
+
+def _lane_busy(view: Mapping[str, Any], d: float) -> bool:
+    """Whether an actor occupies the lane at lateral offset d beside the ego (30 m behind to 20 m ahead)."""
+    for a in view.get("actors") or []:
+        if a.get("route_s") is None or a.get("siren"):
+            continue
+        if -30.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
+            return True
+    return False

@@ -1,0 +1,96 @@
+"""What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+__all__ = ["RuleLimits", "rule_limits", "param_si"]
+
+_UNIT = {"m": 1.0, "km": 1000.0, "s": 1.0, "m/s": 1.0, "km/h": 1 / 3.6, "kmh": 1 / 3.6, "kph": 1 / 3.6,
+         "mph": 0.44704, "m/s^2": 1.0, "m/s2": 1.0, "ft": 0.3048}
+
+
+def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
+    """A rule parameter in SI units: a plain number (already SI) or {value, unit}."""
+    v = params.get(key)
+    if v is None:
+        return default
+    if isinstance(v, Mapping):
+        if v.get("value") is None:
+            return default
+        unit = str(v.get("unit") or "").strip().lower()
+        return float(v["value"]) * _UNIT.get(unit, 1.0)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return default
+
+
+@dataclass
+class RuleLimits:
+    """Constraints from rules: a speed cap now, caps ahead [(distance m, m/s)], gap keeping, yellow-light braking."""
+
+    max_speed: float | None = None
+    ahead: list[tuple[float, float]] = field(default_factory=list)
+    min_gap: float = 2.5  # m at standstill
+    headway: float = 1.6  # s
+    comfort_decel: float = 3.0  # m/s^2
+
+    def cap(self, v: float | None) -> None:
+        if v is not None:
+            self.max_speed = v if self.max_speed is None else min(self.max_speed, v)
+
+
+def _night(env: Mapping[str, Any]) -> bool:
+    return float(env.get("sun_intensity", 1.0)) < 0.2
+
+
+def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
+    """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view."""
+    out = RuleLimits()
+    env = view.get("environment") or {}
+    vis = float(env.get("fog_visual_range", 1e5))
+    zones = view.get("zones") or []
+    tol_margin = 0.0
+    for rule in view.get("rules") or []:
+        rid = str(rule.get("id", "") if isinstance(rule, Mapping) else rule)
+        params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
+        p = lambda k, d=None: param_si(params, k, d)  # noqa: E731
+        if rid == "fog_speed_limit":
+            if vis <= (p("visibility_threshold", 50.0) or 50.0):
+                out.cap(p("fog_speed", 30 / 3.6))
+        elif rid == "fog_expressway":
+            for i in (3, 2, 1):
+                if vis < (p(f"vis{i}") or -1.0):
+                    out.cap(p(f"speed{i}"))
+                    gap = p(f"gap{i}")
+                    if gap is not None:
+                        out.min_gap = max(out.min_gap, gap)
+                    break
+        elif rid == "night_speed":
+            if _night(env):
+                out.cap(p("night_speed"))
+        elif rid in ("school_zone_speed", "work_zone_speed"):
+            kind = "school_zone" if rid.startswith("school") else "work_zone"
+            cap = p("school_speed" if kind == "school_zone" else "work_speed")
+            for z in zones:
+                if z.get("kind") != kind or cap is None:
+                    continue
+                if z.get("inside"):
+                    out.cap(cap)
+                elif float(z.get("distance_start", 1e9)) > 0.0:
+                    out.ahead.append((float(z["distance_start"]), cap))
+        elif rid == "safe_distance":
+            out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.3)
+            out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 0.5)
+        elif rid == "yellow_light":
+            out.comfort_decel = p("comfort_decel", 3.0) or 3.0
+        else:
+            generic = p("max_speed") or p("speed_limit")
+            threshold = p("visibility_threshold")
+            if generic is not None and (threshold is None or vis <= threshold):
+                out.cap(generic)
+    if out.max_speed is not None:
+        out.max_speed -= tol_margin
+    return out

@@ -1,0 +1,120 @@
+"""The expert and the baselines driven closed-loop in the fake straight-road world (tests/agents/fake_world.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roadtest.agents import load_agent
+from roadtest.sim.api import ActorState, Environment
+from tests.agents.fake_world import W, FakeStraightNetwork, Other, run_world, straight_meta
+
+LANE_Y = -W / 2
+
+
+def ego_track(states):
+    return [s.ego for s in states]
+
+
+def test_expert_converges_to_route_and_keeps_speed_limit():
+    net = FakeStraightNetwork(speed_limit=None)
+    meta = straight_meta(speed_limit=10.0)
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y + 1.2, 0.15, 0.0), seconds=25.0)
+    ego = ego_track(states)
+    assert max(e.speed for e in ego) <= 10.0 + 0.05
+    late = ego[-100:]
+    assert all(abs(e.y - LANE_Y) < 0.15 for e in late)
+    assert min(e.speed for e in late) > 9.0
+
+
+def test_expert_full_stop_at_stop_sign_then_goes():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=13.0, stop_lines=[{"road": "1", "s": 100.0, "lanes": [-1]}],
+                         signs=[{"id": "stop", "kind": "stop", "road": "1", "s": 100.0, "t": -4.0}])
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 10.0), seconds=25.0)
+    ego = ego_track(states)
+    front = [e.x + e.length / 2 for e in ego]
+    near = [e.speed for e, f in zip(ego, front) if 96.0 <= e.x <= 100.0 or 96.0 <= f <= 100.0]
+    assert near and min(near) < 0.1  # stopped within 4 m of the line
+    assert max(front[: next(i for i, e in enumerate(ego) if e.speed < 0.1 and e.x > 80)]) <= 100.0
+    assert ego[-1].x > 130.0  # and then went on
+
+
+def test_expert_waits_at_red_light_until_green():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=13.0, stop_lines=[{"road": "1", "s": 120.0, "lanes": [-1]}],
+                         lights=[{"id": "L1", "road": "1", "s": 125.0}])
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 12.0),
+                       signals=lambda t: {"L1": "red" if t < 15.0 else "green"}, seconds=25.0)
+    for s in states:
+        if s.signals["L1"] == "red":
+            assert s.ego.x + s.ego.length / 2 <= 120.0
+    assert states[-1].ego.x > 140.0
+
+
+def test_expert_keeps_gap_behind_slow_lead():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=15.0)
+    lead = ActorState(id="truck", role="scenario", kind="truck", x=60.0, y=LANE_Y, z=0, h=0.0, speed=5.0, vx=5.0, length=8.0, width=2.5)
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 14.0), others=[Other(lead)], seconds=25.0)
+    gaps = [s.actor("truck").x - 4.0 - (s.ego.x + 2.25) for s in states]
+    assert min(gaps) > 5.0
+    assert abs(states[-1].ego.speed - 5.0) < 0.5  # follows rather than stopping
+
+
+def test_expert_yields_to_pedestrian_on_crosswalk():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=12.0, crosswalks=[{"road": "1", "s_start": 90.0, "s_end": 94.0}])
+    ped = ActorState(id="ped", role="scenario", kind="pedestrian", x=92.0, y=-6.0, z=0, h=math.pi / 2, speed=1.0, vx=0.0, vy=0.8,
+                     length=0.5, width=0.5)
+
+    def walk(t, a):  # crosses the whole road, then stays on the far side
+        return a if a.y > 6.0 else ActorState(**{**a.__dict__, "y": a.y + 0.8 * 0.05})
+
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 12.0), others=[Other(ped, walk)], seconds=35.0)
+    for s in states:
+        p = s.actor("ped")
+        if -W <= p.y <= W:
+            assert s.ego.x + s.ego.length / 2 < 90.0
+    assert states[-1].ego.x > 110.0
+
+
+def test_expert_slows_for_fog_rule():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=60 / 3.6, rules=[{"id": "fog_speed_limit", "params": {"visibility_threshold": 50.0, "fog_speed": 30 / 3.6}}])
+    env = Environment(fog_visual_range=40.0)
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 5.0), env=env, seconds=15.0)
+    assert max(s.ego.speed for s in states) <= 30 / 3.6
+    assert states[-1].ego.speed > 30 / 3.6 - 1.0
+
+
+def test_expert_plan_is_six_points_ahead_half_a_second_apart():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=10.0)
+    agent = load_agent("expert")
+    run_world(agent, meta, net, (10.0, LANE_Y, 0.0, 10.0), seconds=2.0)
+    plan = agent.last_output.planned
+    assert len(plan) == 6
+    xs = [p[0] for p in plan]
+    assert all(b > a for a, b in zip(xs, xs[1:]))
+    assert xs[0] == pytest.approx(5.0, abs=0.5) and xs[-1] == pytest.approx(30.0, abs=1.5)
+    assert all(abs(p[1]) < 0.3 for p in plan)
+
+
+def test_lane_follower_ignores_stop_sign_and_limit():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=8.0, stop_lines=[{"road": "1", "s": 100.0, "lanes": [-1]}],
+                         signs=[{"id": "stop", "kind": "stop", "road": "1", "s": 100.0}])
+    states = run_world(load_agent("lane-follower"), meta, net, (10.0, LANE_Y + 0.8, 0.0, 0.0), seconds=20.0)
+    ego = ego_track(states)
+    near = [e.speed for e in ego if 96.0 <= e.x <= 104.0]
+    assert near and min(near) > 5.0
+    assert max(e.speed for e in ego) > 11.0
+    assert abs(ego[-1].y - LANE_Y) < 0.2
+
+
+def test_idle_stays():
+    net = FakeStraightNetwork()
+    states = run_world(load_agent("idle"), straight_meta(), net, (10.0, LANE_Y, 0.0, 3.0), seconds=5.0)
+    assert states[-1].ego.speed == 0.0 and states[-1].ego.x < 12.0
