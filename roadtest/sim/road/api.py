@@ -30,10 +30,23 @@ class RoadMark:
     color: str  # standard, white, yellow...
     weight: str = "standard"
     lane_change: str = "both"  # OpenDRIVE laneChange: both | increase | decrease | none
+    # added: +1 when the mark is the outer border of a left lane or the centre lane (outward = towards
+    # higher lane ids), -1 for a right lane (outward = towards lower ids)
+    side: int = 1
 
     def crossing_allowed(self, from_inner_to_outer: bool) -> bool:
-        """Whether a vehicle may cross this mark in the given direction (OpenDRIVE semantics)."""
-        ...
+        """Whether a vehicle may cross this mark in the given direction (OpenDRIVE semantics).
+
+        Inner/outer are relative to the reference line; for the centre lane's mark "inner" is the right
+        (negative) side. The reader fills lane_change from the mark type when the attribute is absent.
+        """
+        return self.allows(from_inner_to_outer if self.side >= 0 else not from_inner_to_outer)
+
+    def allows(self, towards_higher_id: bool) -> bool:
+        """Whether crossing towards higher lane ids (leftwards in the road frame) is allowed."""
+        if self.lane_change in ("both", "none"):
+            return self.lane_change == "both"
+        return (self.lane_change == "increase") == towards_higher_id
 
 
 @dataclass(frozen=True)

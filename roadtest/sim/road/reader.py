@@ -1,0 +1,330 @@
+"""OpenDRIVE 1.4-1.7 reader (lxml): header, roads, planView, profiles, lanes, links, junctions,
+signals and objects. Malformed or unsupported input raises MapError naming element and line.
+
+Superelevation, crossfall, lane height and road shape are read past and ignored (z comes from
+<elevation> only).
+"""
+
+from __future__ import annotations
+
+import math
+
+from lxml import etree
+
+from roadtest.errors import MapError
+from roadtest.sim.road.api import RoadMark, Signal
+from roadtest.sim.road.geometry import Arc, Geometry, Line, ParamPoly3, Piecewise, Poly, Poly3, Spiral
+from roadtest.sim.road.model import Connection, Junction, Lane, LaneSection, Link, RawObject, Road
+
+__all__ = ["parse_xodr", "ParsedMap"]
+
+_REQ = object()
+_SPEED_UNITS = {"m/s": 1.0, "km/h": 1 / 3.6, "mph": 0.44704}
+
+
+class ParsedMap:
+    """Everything read from one file: header fields, roads by id, junctions by id."""
+
+    def __init__(self, source: str, rule: str, roads: dict[str, Road], junctions: dict[str, Junction]):
+        self.source, self.rule, self.roads, self.junctions = source, rule, roads, junctions
+
+
+class _Ctx:
+    def __init__(self, source: str):
+        self.source = source
+
+    def err(self, el, msg: str) -> MapError:
+        tag = el.tag if isinstance(el.tag, str) else "?"
+        return MapError(f"{self.source}:{el.sourceline or 0}: <{tag}>: {msg}")
+
+    def f(self, el, name: str, default=_REQ) -> float:
+        raw = el.get(name)
+        if raw is None or raw.strip() == "":
+            if default is _REQ:
+                raise self.err(el, f"missing attribute '{name}' (expected a number)")
+            return default
+        try:
+            v = float(raw)
+        except ValueError:
+            raise self.err(el, f"attribute {name}={raw!r} is not a number") from None
+        if not math.isfinite(v):
+            raise self.err(el, f"attribute {name}={raw!r} is not finite")
+        return v
+
+    def i(self, el, name: str) -> int:
+        raw = el.get(name)
+        try:
+            return int(float(raw))
+        except (TypeError, ValueError):
+            raise self.err(el, f"attribute {name}={raw!r} is not an integer lane id") from None
+
+    def s(self, el, name: str, default=_REQ) -> str:
+        raw = el.get(name)
+        if raw is None:
+            if default is _REQ:
+                raise self.err(el, f"missing attribute '{name}'")
+            return default
+        return raw.strip()
+
+    def poly(self, el, s_attr: str = "s", base: float = 0.0) -> Poly:
+        return Poly(self.f(el, s_attr) - base, self.f(el, "a", 0.0), self.f(el, "b", 0.0), self.f(el, "c", 0.0),
+                    self.f(el, "d", 0.0))
+
+
+def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
+    """Parse OpenDRIVE bytes into roads and junctions."""
+    cx = _Ctx(source)
+    try:
+        root = etree.fromstring(data, etree.XMLParser(remove_comments=True, huge_tree=True))
+    except etree.XMLSyntaxError as e:
+        raise MapError(f"{source}:{e.lineno}: not well-formed XML: {e.msg}") from None
+    if root.tag != "OpenDRIVE":
+        raise cx.err(root, "root element must be <OpenDRIVE>")
+    header = root.find("header")
+    if header is None:
+        raise cx.err(root, "missing <header>")
+    if header.get("revMajor", "1") != "1":
+        raise cx.err(header, f"revMajor={header.get('revMajor')!r}: only OpenDRIVE 1.x is supported")
+    rule = "RHT"
+    roads: dict[str, Road] = {}
+    for el in root.iterfind("road"):
+        road = _road(cx, el)
+        if road.id in roads:
+            raise cx.err(el, f"duplicate road id {road.id!r}")
+        roads[road.id] = road
+    if not roads:
+        raise cx.err(root, "no <road> elements")
+    rules = {r.rule for r in roads.values()}
+    if rules == {"LHT"}:
+        rule = "LHT"
+    junctions = {}
+    for el in root.iterfind("junction"):
+        j = _junction(cx, el, roads)
+        junctions[j.id] = j
+    for road in roads.values():
+        for link in (road.pred, road.succ):
+            if link is None:
+                continue
+            table = roads if link.element_type == "road" else junctions
+            if link.element_id not in table:
+                raise MapError(f"{source}:{road.line}: <road id={road.id!r}>: link to unknown {link.element_type} "
+                               f"{link.element_id!r}")
+    _resolve_signal_refs(cx, root, roads)
+    return ParsedMap(source, rule, roads, junctions)
+
+
+def _link(cx: _Ctx, el) -> Link | None:
+    if el is None:
+        return None
+    et = cx.s(el, "elementType", "road")
+    if et not in ("road", "junction"):
+        raise cx.err(el, f"elementType={et!r}: expected 'road' or 'junction'")
+    cp = el.get("contactPoint")
+    if et == "road" and cp not in ("start", "end"):
+        raise cx.err(el, f"contactPoint={cp!r}: a link to a road needs contactPoint 'start' or 'end'")
+    return Link(et, cx.s(el, "elementId"), cp)
+
+
+def _geometry(cx: _Ctx, el) -> Geometry:
+    base = dict(s=cx.f(el, "s"), x=cx.f(el, "x"), y=cx.f(el, "y"), hdg=cx.f(el, "hdg"), length=cx.f(el, "length"))
+    if base["length"] < 0:
+        raise cx.err(el, f"length={base['length']}: expected >= 0")
+    kids = [k for k in el if isinstance(k.tag, str) and k.tag != "userData"]
+    if len(kids) != 1:
+        raise cx.err(el, "a <geometry> needs exactly one of line, arc, spiral, poly3, paramPoly3")
+    k = kids[0]
+    if k.tag == "line":
+        return Line(**base)
+    if k.tag == "arc":
+        return Arc(**base, k=cx.f(k, "curvature"))
+    if k.tag == "spiral":
+        return Spiral(**base, curv_start=cx.f(k, "curvStart"), curv_end=cx.f(k, "curvEnd"))
+    if k.tag == "poly3":
+        return Poly3(**base, a=cx.f(k, "a"), b=cx.f(k, "b"), c=cx.f(k, "c"), d=cx.f(k, "d"))
+    if k.tag == "paramPoly3":
+        pr = k.get("pRange", "normalized")
+        if pr not in ("arcLength", "normalized"):
+            raise cx.err(k, f"pRange={pr!r}: expected 'arcLength' or 'normalized'")
+        co = {n: cx.f(k, n) for n in ("aU", "bU", "cU", "dU", "aV", "bV", "cV", "dV")}
+        return ParamPoly3(**base, **co, normalized=pr == "normalized")
+    raise cx.err(k, "unsupported geometry (expected line, arc, spiral, poly3 or paramPoly3)")
+
+
+def _road(cx: _Ctx, el) -> Road:
+    rid = cx.s(el, "id")
+    length = cx.f(el, "length")
+    if length <= 0:
+        raise cx.err(el, f"length={length}: expected > 0")
+    j = el.get("junction", "-1").strip()
+    rule = el.get("rule", "RHT").strip().upper()
+    if rule not in ("RHT", "LHT"):
+        raise cx.err(el, f"rule={rule!r}: expected RHT or LHT")
+    link = el.find("link")
+    pred = _link(cx, link.find("predecessor")) if link is not None else None
+    succ = _link(cx, link.find("successor")) if link is not None else None
+    pv = el.find("planView")
+    if pv is None:
+        raise cx.err(el, "missing <planView>")
+    geoms = sorted((_geometry(cx, g) for g in pv.iterfind("geometry")), key=lambda g: g.s)
+    if not geoms:
+        raise cx.err(pv, "a <planView> needs at least one <geometry>")
+    types = []
+    for t in el.iterfind("type"):
+        sp = t.find("speed")
+        types.append((cx.f(t, "s"), cx.s(t, "type", "unknown"), _speed(cx, sp) if sp is not None else None))
+    types.sort(key=lambda r: r[0])
+    ep = el.find("elevationProfile")
+    elev = Piecewise([cx.poly(e) for e in ep.iterfind("elevation")] if ep is not None else [])
+    lanes_el = el.find("lanes")
+    if lanes_el is None:
+        raise cx.err(el, "missing <lanes>")
+    offset = Piecewise([cx.poly(o) for o in lanes_el.iterfind("laneOffset")])
+    secs_el = sorted(lanes_el.iterfind("laneSection"), key=lambda e: cx.f(e, "s"))
+    if not secs_el:
+        raise cx.err(lanes_el, "<lanes> needs at least one <laneSection>")
+    sections = []
+    for k, se in enumerate(secs_el):
+        s0 = cx.f(se, "s")
+        s1 = cx.f(secs_el[k + 1], "s") if k + 1 < len(secs_el) else length
+        sections.append(_section(cx, se, s0, s1))
+    road = Road(rid, el.get("name", ""), length, None if j in ("-1", "") else j, rule, geoms, elev, offset, sections,
+                types, pred, succ, line=el.sourceline or 0)
+    sigs = el.find("signals")
+    if sigs is not None:
+        road.signals = [_signal(cx, s, rid) for s in sigs.iterfind("signal")]
+    objs = el.find("objects")
+    if objs is not None:
+        road.objects = [_object(cx, o) for o in objs.iterfind("object")]
+    return road
+
+
+def _speed(cx: _Ctx, el) -> float | None:
+    raw = el.get("max", "")
+    if raw.strip() in ("no limit", "undefined", ""):
+        return None
+    unit = el.get("unit", "m/s")
+    if unit not in _SPEED_UNITS:
+        raise cx.err(el, f"unit={unit!r}: expected m/s, km/h or mph")
+    return cx.f(el, "max") * _SPEED_UNITS[unit]
+
+
+_NO_CROSS = {"solid", "solid solid", "curb", "edge", "grass", "concrete"}
+# double lines: the first word is taken as the line on the +t (left) side, so the side that sees the
+# broken line may cross
+_BY_TYPE = {"solid broken": "increase", "broken solid": "decrease"}
+
+
+def _mark(cx: _Ctx, el, lane_id: int) -> RoadMark:
+    typ = el.get("type", "none")
+    lc = el.get("laneChange")
+    if lc is None:
+        lc = "none" if typ in _NO_CROSS else _BY_TYPE.get(typ, "both")
+    if lc not in ("both", "increase", "decrease", "none"):
+        raise cx.err(el, f"laneChange={lc!r}: expected both, increase, decrease or none")
+    return RoadMark(type=typ, color=el.get("color", "standard"), weight=el.get("weight", "standard"),
+                    lane_change=lc, side=1 if lane_id >= 0 else -1)
+
+
+def _section(cx: _Ctx, el, s0: float, s1: float) -> LaneSection:
+    lanes: dict[int, Lane] = {}
+    for side in ("left", "center", "right"):
+        sel = el.find(side)
+        if sel is None:
+            continue
+        for le in sel.iterfind("lane"):
+            lid = cx.i(le, "id")
+            if (side == "left" and lid <= 0) or (side == "right" and lid >= 0) or (side == "center" and lid != 0):
+                raise cx.err(le, f"lane id {lid} does not belong in <{side}>")
+            if lid in lanes:
+                raise cx.err(le, f"duplicate lane id {lid}")
+            widths = [cx.poly(w, "sOffset") for w in le.iterfind("width")]
+            borders = [cx.poly(w, "sOffset") for w in le.iterfind("border")]
+            if lid != 0 and not widths and not borders:
+                raise cx.err(le, f"lane {lid} has neither <width> nor <border>")
+            lk = le.find("link")
+            pred = [cx.i(p, "id") for p in lk.iterfind("predecessor")] if lk is not None else []
+            succ = [cx.i(p, "id") for p in lk.iterfind("successor")] if lk is not None else []
+            marks = sorted(((cx.f(m, "sOffset", 0.0), _mark(cx, m, lid)) for m in le.iterfind("roadMark")),
+                           key=lambda r: r[0])
+            speeds = sorted(((cx.f(v, "sOffset", 0.0), _speed(cx, v)) for v in le.iterfind("speed")),
+                            key=lambda r: r[0])
+            lanes[lid] = Lane(lid, le.get("type", "none"), Piecewise(widths) if widths else None,
+                              Piecewise(borders) if borders and not widths else None, marks, speeds, pred, succ,
+                              le.get("direction", "standard"))
+    if 0 not in lanes:
+        lanes[0] = Lane(0, "none", None, None, [], [], [], [])
+    left = sorted(i for i in lanes if i > 0)
+    right = sorted((i for i in lanes if i < 0), reverse=True)
+    for ids in (left, right):
+        if ids and [abs(i) for i in ids] != list(range(1, len(ids) + 1)):
+            raise cx.err(el, f"lane ids {ids} are not consecutive from the centre lane")
+    return LaneSection(s0, s1, lanes, left, right)
+
+
+def _validity(cx: _Ctx, el) -> tuple[tuple[int, int], ...]:
+    return tuple((cx.i(v, "fromLane"), cx.i(v, "toLane")) for v in el.iterfind("validity"))
+
+
+def _signal(cx: _Ctx, el, road: str) -> Signal:
+    raw = el.get("value")
+    value = cx.f(el, "value") if raw not in (None, "", "-1") else None
+    ori = el.get("orientation", "none")
+    if ori not in ("+", "-", "none"):
+        raise cx.err(el, f"orientation={ori!r}: expected '+', '-' or 'none'")
+    return Signal(id=cx.s(el, "id"), road=road, s=cx.f(el, "s"), t=cx.f(el, "t", 0.0),
+                  country=el.get("country", ""), type=el.get("type", ""), subtype=el.get("subtype", "-1"),
+                  value=value, unit=el.get("unit"), orientation=ori, dynamic=el.get("dynamic", "no") == "yes",
+                  name=el.get("name", ""), validity=_validity(cx, el))
+
+
+def _object(cx: _Ctx, el) -> RawObject:
+    road_c, local_c = [], []
+    for ol in list(el.iterfind("outline")) + list(el.iterfind("outlines/outline")):
+        for c in ol.iterfind("cornerRoad"):
+            road_c.append((cx.f(c, "s"), cx.f(c, "t")))
+        for c in ol.iterfind("cornerLocal"):
+            local_c.append((cx.f(c, "u"), cx.f(c, "v")))
+        if road_c or local_c:
+            break  # the first outline only
+    typ = el.get("type", "none")
+    name = el.get("name", "")
+    if typ == "stopLine" or (typ == "roadMark" and "stop" in name.lower()):
+        typ = "stopLine"
+    return RawObject(id=cx.s(el, "id"), type=typ, name=name, s=cx.f(el, "s"), t=cx.f(el, "t", 0.0),
+                     z=cx.f(el, "zOffset", 0.0), hdg=cx.f(el, "hdg", 0.0), length=cx.f(el, "length", 0.0),
+                     width=cx.f(el, "width", 0.0), radius=cx.f(el, "radius", 0.0), corners_road=road_c,
+                     corners_local=local_c, line=el.sourceline or 0)
+
+
+def _junction(cx: _Ctx, el, roads: dict[str, Road]) -> Junction:
+    conns = []
+    for c in el.iterfind("connection"):
+        # a direct junction (OpenDRIVE 1.7) names linkedRoad instead of a connecting road
+        inc = cx.s(c, "incomingRoad", "")
+        con = cx.s(c, "connectingRoad", "") or cx.s(c, "linkedRoad", "")
+        for rid in (inc, con):
+            if rid not in roads:
+                raise cx.err(c, f"connection names unknown road {rid!r}")
+        cp = c.get("contactPoint", "start")
+        if cp not in ("start", "end"):
+            raise cx.err(c, f"contactPoint={cp!r}: expected 'start' or 'end'")
+        links = [(cx.i(ll, "from"), cx.i(ll, "to")) for ll in c.iterfind("laneLink")]
+        conns.append(Connection(cx.s(c, "id", ""), inc, con, cp, links))
+    return Junction(cx.s(el, "id"), el.get("name", ""), conns)
+
+
+def _resolve_signal_refs(cx: _Ctx, root, roads: dict[str, Road]) -> None:
+    """Copy referenced signals onto the referencing road (same id, that road's s/t/orientation)."""
+    by_id = {s.id: s for r in roads.values() for s in r.signals}
+    for rel in root.iterfind("road"):
+        road = roads[rel.get("id").strip()]
+        for ref in rel.iterfind("signals/signalReference"):
+            sid = cx.s(ref, "id")
+            if sid not in by_id:
+                raise cx.err(ref, f"signalReference to unknown signal {sid!r}")
+            base = by_id[sid]
+            ori = ref.get("orientation", base.orientation)
+            road.signals.append(Signal(id=base.id, road=road.id, s=cx.f(ref, "s"), t=cx.f(ref, "t", 0.0),
+                                       country=base.country, type=base.type, subtype=base.subtype, value=base.value,
+                                       unit=base.unit, orientation=ori, dynamic=base.dynamic, name=base.name,
+                                       validity=_validity(cx, ref) or base.validity))
