@@ -1,0 +1,75 @@
+"""observe() for the built-in simulator: speedometer, IMU, GNSS/pose, route, map and the privileged objects sensor."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping
+
+from roadtest.errors import UserError
+
+__all__ = ["observe", "gnss_from_xy", "EARTH_RADIUS", "CAMERA_UNAVAILABLE"]
+
+EARTH_RADIUS = 6378137.0  # m, WGS84 equatorial (spherical Mercator, geo-origin at lat 0, lon 0 as CARLA towns)
+G = 9.81
+CAMERA_UNAVAILABLE = "camera sensors come with the rendering work; not available yet"
+
+
+def gnss_from_xy(x: float, y: float, z: float) -> dict[str, float]:
+    """Latitude/longitude (degrees) of a map point through a spherical Mercator projection around (0, 0)."""
+    lon = math.degrees(x / EARTH_RADIUS)
+    lat = math.degrees(2.0 * math.atan(math.exp(y / EARTH_RADIUS)) - 0.5 * math.pi)
+    return {"lat": lat, "lon": lon, "alt": z}
+
+
+def _objects(sim, ego) -> dict[str, Any] | None:
+    try:
+        from roadtest.sim.objects_sensor import objects_view
+    except ImportError:  # the agents' module is not in this checkout: the sensor gives nothing
+        return None
+    return objects_view(sim.state, sim.network, sim.meta, ego.id)
+
+
+def _xodr_text(sim) -> str:
+    path = getattr(sim.engine, "xodr_path", None) or (sim.bundle.xodr if sim.bundle is not None else None)
+    return Path(path).read_text() if path else ""
+
+
+def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Sensor data {id: (frame, data)} for the current tick of an EmbeddedSimulation."""
+    state = sim.state
+    ego = state.ego if state is not None else None
+    frame = state.frame if state is not None else 0
+    out: dict[str, Any] = {}
+    for spec in specs:
+        kind = str(spec.get("type", ""))
+        sid = str(spec.get("id", kind))
+        if kind.startswith("sensor.camera") or kind.startswith("sensor.lidar") or kind.startswith("sensor.other.radar"):
+            raise UserError(f"sensor {sid!r} ({kind}): {CAMERA_UNAVAILABLE}")
+        if kind == "roadtest.route":
+            out[sid] = (frame, [tuple(p) for p in (sim.meta.get("route") or {}).get("waypoints", [])])
+            continue
+        if kind == "sensor.opendrive_map":
+            out[sid] = (frame, {"opendrive": _xodr_text(sim)})
+            continue
+        if ego is None:
+            raise UserError(f"sensor {sid!r} ({kind}): the scenario has no ego vehicle to mount it on")
+        if kind == "sensor.speedometer":
+            data: Any = {"speed": ego.speed}
+        elif kind == "sensor.other.imu":
+            compass = (0.5 * math.pi - ego.h) % math.tau  # radians clockwise from north, as CARLA
+            data = {"accelerometer": [ego.ax, ego.ay, G], "gyroscope": [0.0, 0.0, ego.yaw_rate], "compass": compass}
+        elif kind == "sensor.other.gnss":
+            data = {**gnss_from_xy(ego.x, ego.y, ego.z), "x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
+        elif kind == "roadtest.pose":
+            data = {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
+        elif kind == "roadtest.objects":
+            data = _objects(sim, ego)
+            if data is None:
+                continue
+        else:
+            raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of sensor.speedometer, "
+                            "sensor.other.imu, sensor.other.gnss, roadtest.pose, roadtest.route, roadtest.objects, "
+                            "sensor.opendrive_map)")
+        out[sid] = (frame, data)
+    return out

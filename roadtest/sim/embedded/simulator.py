@@ -1,0 +1,248 @@
+"""The built-in simulator: an OpenSCENARIO engine, an agent-driven ego, background traffic, events; one two-phase tick."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from roadtest.sim.api import (
+    ActorState,
+    Control,
+    Event,
+    LanePos,
+    SimSettings,
+    Simulation,
+    Simulator,
+    Termination,
+    WorldState,
+)
+from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
+from roadtest.sim.embedded.events import Box, EventDetector
+from roadtest.sim.embedded.sensors import observe
+from roadtest.sim.embedded.traffic import Obstacle, Traffic
+
+__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS", "DEFAULT_MAX_TIME"]
+
+GOAL_RADIUS = 2.0  # m, the ego has reached meta.route.goal within this distance
+DEFAULT_MAX_TIME = 600.0  # s, run_bundle's cap when neither settings nor meta give a time limit
+
+_KINDS = {
+    "car": "car", "van": "car", "vehicle": "car", "truck": "truck", "trailer": "truck", "semitrailer": "truck",
+    "bus": "bus", "tram": "bus", "train": "bus", "motorbike": "motorcycle", "motorcycle": "motorcycle",
+    "bicycle": "bicycle", "pedestrian": "pedestrian", "wheelchair": "pedestrian", "animal": "pedestrian",
+    "emergency": "emergency", "officer": "officer", "police_officer": "officer", "static": "static",
+    "miscobject": "static", "obstacle": "static", "barrier": "static", "pole": "static", "tree": "static",
+}
+_TRUE = {"true", "1", "on", "yes"}
+
+
+def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = None,
+                   scene_actor: Mapping[str, Any] | None = None) -> tuple[str, bool]:
+    """(kind, siren) from an entity's category, its Properties and its meta.scene.actors record."""
+    props = {str(k).lower(): str(v).lower() for k, v in (properties or {}).items()}
+    scene_actor = scene_actor or {}
+    siren = str(props.get("siren", "")).lower() in _TRUE or bool(scene_actor.get("siren", False))
+    kind = str(scene_actor.get("kind") or props.get("kind") or props.get("type") or category or "car").lower()
+    kind = _KINDS.get(kind, _KINDS.get(str(category or "").lower(), "static" if not category else "car"))
+    if props.get("emergency", "") in _TRUE or siren and kind in ("car", "truck", "bus"):
+        kind = "emergency"
+    return kind, siren
+
+
+class EmbeddedSimulation(Simulation):
+    """One run on the built-in simulator; `engine` may be injected (tests), else a ScenarioEngine on the bundle."""
+
+    def __init__(self, bundle, seed: int = 0, settings: SimSettings | None = None, engine=None):
+        settings = settings or SimSettings()
+        super().__init__(settings)
+        self.bundle = bundle
+        self.meta: dict[str, Any] = dict(getattr(bundle, "meta", None) or {})
+        self.seed = int(seed)
+        if engine is None:
+            from roadtest.sim.xosc.engine import ScenarioEngine
+
+            engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick)
+        self.engine = engine
+        self.engine.init()
+        self.network = engine.network
+        self.ego_id = self._find_ego()
+        self.time = 0.0
+        self.frame = 0
+        self._bike: BicycleState | None = None
+        self._engine_events: list[Event] = []
+        self._scene = {str(a.get("id")): a for a in (self.meta.get("scene") or {}).get("actors", []) if a.get("id")}
+        self._kinds: dict[str, tuple[str, bool]] = {}
+        self.detector = EventDetector(self.network, watch=[self.ego_id] if self.ego_id else [])
+        goal = (self.meta.get("route") or {}).get("goal") or {}
+        self._goal = (float(goal["x"]), float(goal["y"])) if "x" in goal and "y" in goal else None
+        self._timeout = (self.meta.get("expect") or {}).get("timeout")
+        self.traffic: Traffic | None = None
+        tcfg = self.meta.get("traffic") or {}
+        if settings.traffic and self.network is not None and (tcfg.get("density") or tcfg.get("vehicles")
+                                                              or tcfg.get("pedestrians")):
+            avoid = [(e.x, e.y) for e in self.engine.entities.values() if getattr(e, "active", True)]
+            limit = (self.meta.get("scene") or {}).get("speed_limit")
+            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, speed_limit=limit)
+        self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
+                                "ego": self.ego_id,
+                                "bbox_cx": {n: float(getattr(e, "bbox_cx", 0.0)) for n, e in self.engine.entities.items()}})
+        self.state = self._build_state(())
+        if settings.record:
+            self.trace.states.append(self.state)
+
+    def _find_ego(self) -> str | None:
+        want = (self.meta.get("ego") or {}).get("entity")
+        if want and want in self.engine.entities:
+            return want
+        for name, e in self.engine.entities.items():
+            if getattr(e, "role", "") == "ego":
+                return name
+        return None
+
+    # ---- one tick --------------------------------------------------------------------------------
+    def _obstacles(self) -> list[Obstacle]:
+        out = []
+        for a in self.state.actors:
+            if a.role != "background" and a.lane is not None and a.visible:
+                out.append(Obstacle(a.id, a.lane.road, a.lane.lane, a.lane.s, a.speed, a.length))
+        return out
+
+    def _advance(self, control: Control | None) -> tuple[WorldState, Termination | None, str]:
+        dt, t = self.tick, self.time
+        external = frozenset({self.ego_id}) if control is not None and self.ego_id else frozenset()
+        # Phase 1: every actor decides on the frozen snapshot (self.state and the engine's unmoved entities).
+        if self.traffic is not None:
+            self.traffic.decide(self._obstacles(), self.engine.signals, dt)
+        new_ego = None
+        if external:
+            e = self.engine.entities[self.ego_id]
+            if self._bike is None:
+                self._bike = BicycleState(x=e.x, y=e.y, h=e.h, speed=e.speed)
+            params = params_from_entity(e, friction=self.engine.environment.friction)
+            new_ego = step_bicycle(self._bike, control, params, dt)
+        else:
+            self._bike = None
+        # Phase 2: everything integrates.
+        self.engine.step(t, external, self._engine_events)
+        if self.traffic is not None:
+            self.traffic.integrate(dt)
+        if new_ego is not None:
+            e = self.engine.entities[self.ego_id]
+            e.x, e.y, e.h, e.speed, e.accel, e.yaw_rate = new_ego.x, new_ego.y, new_ego.h, new_ego.speed, new_ego.accel, new_ego.yaw_rate
+            e.lane = None
+            self._bike = new_ego
+        self.time = round(t + dt, 9)
+        self.frame += 1
+        prev = self.state.ego if self.state is not None else None
+        state = self._build_state(None)
+        return state, *self._termination(state, prev)
+
+    def _termination(self, state: WorldState, prev: ActorState | None) -> tuple[Termination | None, str]:
+        if getattr(self.engine, "finished", False):
+            return Termination.COMPLETED, getattr(self.engine, "end_reason", "") or "storyboard stop trigger"
+        if any(ev.kind == "goal_reached" for ev in state.events):
+            return Termination.COMPLETED, "ego reached the route goal"
+        if self.settings.stop_on_collision and any(ev.kind == "collision" and self.ego_id in (ev.actor, ev.other)
+                                                   for ev in state.events):
+            return Termination.COLLISION, "ego collided"
+        if self._timeout is not None and state.time >= float(self._timeout) - 1e-9:
+            return Termination.TIMEOUT, f"scenario timeout {self._timeout} s reached"
+        return None, ""
+
+    # ---- world state -----------------------------------------------------------------------------
+    def _kind(self, name: str, e) -> tuple[str, bool]:
+        if name not in self._kinds:
+            self._kinds[name] = normalise_kind(getattr(e, "category", None), getattr(e, "properties", None),
+                                               self._scene.get(name))
+        return self._kinds[name]
+
+    def _build_state(self, _events) -> WorldState:
+        actors: list[ActorState] = []
+        missing: list[int] = []
+        for name, e in self.engine.entities.items():
+            if not getattr(e, "active", True):
+                continue
+            kind, siren = self._kind(name, e)
+            c, s = math.cos(e.h), math.sin(e.h)
+            cx = float(getattr(e, "bbox_cx", 0.0) or 0.0)
+            lane = e.lane
+            if lane is not None and not isinstance(lane, LanePos):
+                lane = LanePos(str(lane.road), int(lane.lane), float(lane.s), float(lane.t))
+            if lane is None:
+                missing.append(len(actors))
+            actors.append(ActorState(
+                id=name, role="ego" if name == self.ego_id else (getattr(e, "role", "scenario") or "scenario"),
+                kind=kind, x=e.x + cx * c, y=e.y + cx * s, z=e.z, h=e.h, speed=e.speed, vx=e.speed * c, vy=e.speed * s,
+                ax=e.accel, ay=e.speed * e.yaw_rate, yaw_rate=e.yaw_rate, length=e.length, width=e.width,
+                height=e.height, lane=lane, siren=siren, visible=bool(getattr(e, "visible", True))))
+        if missing and self.network is not None:
+            matches = self.network.locate_many(np.array([[actors[i].x, actors[i].y] for i in missing]))
+            for i, m in zip(missing, matches):
+                if m is not None:
+                    a = actors[i]
+                    actors[i] = ActorState(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
+        if self.traffic is not None:
+            actors.extend(self.traffic.actor_states())
+        events: list[Event] = []
+        if self.frame > 0:
+            boxes = [Box(a.id, a.x, a.y, a.h, a.length, a.width, a.vx, a.vy, a.kind) for a in actors if a.visible]
+            new, current = self.detector.collisions(boxes, first=self.ego_id)
+            events.extend(new)
+            self._engine_events = current
+            ego = next((a for a in actors if a.id == self.ego_id), None)
+            if ego is not None and self.network is not None:
+                match = self.network.locate(ego.x, ego.y, ego.h)
+                events.extend(self.detector.road_events(ego.id, match))
+            if ego is not None and self._goal is not None and self._reached(ego):
+                events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
+            if getattr(self.engine, "finished", False):
+                events.append(Event("stop_trigger", ego.id if ego else "", data={"reason": getattr(self.engine, "end_reason", "")}))
+        return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals=dict(self.engine.signals),
+                          environment=self.engine.environment, events=tuple(events))
+
+    def _reached(self, ego: ActorState) -> bool:
+        """Within GOAL_RADIUS of the goal at any point of this tick's motion."""
+        gx, gy = self._goal
+        prev = self.state.ego if self.state is not None else None
+        ax, ay = (prev.x, prev.y) if prev is not None else (ego.x, ego.y)
+        dx, dy = ego.x - ax, ego.y - ay
+        L2 = dx * dx + dy * dy
+        u = 0.0 if L2 == 0 else max(0.0, min(1.0, ((gx - ax) * dx + (gy - ay) * dy) / L2))
+        return math.hypot(ax + u * dx - gx, ay + u * dy - gy) <= GOAL_RADIUS
+
+    def _observe(self, sensor_specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+        return observe(self, sensor_specs)
+
+
+class EmbeddedSimulator(Simulator):
+    """The built-in backend: nothing outlives a run, so load() just starts an EmbeddedSimulation."""
+
+    name = "embedded"
+
+    def load(self, bundle, seed: int = 0, settings: SimSettings | None = None) -> EmbeddedSimulation:
+        if isinstance(bundle, (str, Path)):
+            from roadtest.bundle import load_bundle
+
+            bundle = load_bundle(bundle)
+        return EmbeddedSimulation(bundle, seed, settings or SimSettings())
+
+
+def run_bundle(bundle, seed: int = 0, settings: SimSettings | None = None,
+               on_step: Callable[[WorldState], None] | None = None):
+    """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace."""
+    settings = settings or SimSettings()
+    sim = EmbeddedSimulator().load(bundle, seed, settings)
+    has_limit = settings.max_time is not None or (sim.meta.get("expect") or {}).get("timeout") is not None
+    try:
+        while not sim.done:
+            state = sim.step(None)
+            if on_step is not None:
+                on_step(state)
+            if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
+                sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
+    finally:
+        sim.close()
+    return sim.trace

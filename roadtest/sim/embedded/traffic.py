@@ -1,0 +1,429 @@
+"""Background traffic: IDM car-following, MOBIL lane changes across permitted marks, lane-graph routing
+through junctions, signals obeyed, pedestrians on sidewalks; everything seeded from meta.traffic."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from roadtest.sim.api import ActorState, LanePos
+
+__all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
+
+LC_TIME = 3.0  # s, duration of a lane change
+MOBIL_PERIOD = 1.0  # s between lane-change decisions of one vehicle
+HORIZON = 150.0  # m, look-ahead for leaders and signals
+SPAWN_SPACING = 20.0  # m between candidate spawn slots
+DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
+
+
+@dataclass(frozen=True)
+class IDM:
+    """Intelligent Driver Model parameters (Treiber et al. 2000)."""
+
+    a: float = 1.5  # m/s^2, maximum acceleration
+    b: float = 2.0  # m/s^2, comfortable deceleration
+    T: float = 1.5  # s, time headway
+    s0: float = 2.0  # m, jam distance
+    delta: float = 4.0
+    b_safe: float = 4.0  # m/s^2, MOBIL: most braking imposed on a new follower
+    politeness: float = 0.3
+    threshold: float = 0.2  # m/s^2, MOBIL: least advantage worth a change
+    keep_right: float = 0.1  # m/s^2, bias toward the outer lane
+
+
+def idm_accel(v: float, v0: float, gap: float | None, dv: float, p: IDM) -> float:
+    """IDM acceleration at speed v toward v0, with a leader `gap` m ahead closing at dv (v - v_leader)."""
+    a = p.a * (1.0 - (v / v0) ** p.delta) if v0 > 0 else -p.b
+    if gap is not None:
+        s_star = p.s0 + max(0.0, v * p.T + v * dv / (2.0 * math.sqrt(p.a * p.b)))
+        a -= p.a * (s_star / max(gap, 0.1)) ** 2
+    return max(a, -9.0)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A non-traffic actor (ego, scenario entity) as traffic sees it on the lane graph."""
+
+    id: str
+    road: str
+    lane: int
+    s: float
+    speed: float  # m/s along its lane's driving direction
+    length: float
+
+
+@dataclass
+class TrafficVehicle:
+    """One background vehicle, moving along lane centres."""
+
+    id: str
+    kind: str
+    length: float
+    width: float
+    height: float
+    road: str
+    lane: int
+    s: float
+    dir: int  # +1 with increasing s
+    speed: float
+    v0: float
+    rng: random.Random
+    accel: float = 0.0
+    next: tuple[str, int] | None = None
+    lc_from: int | None = None
+    lc_offset0: float = 0.0  # road-frame offset of the old lane centre from the new one
+    lc_progress: float = 1.0
+    lc_target: int | None = None  # decided this tick, applied in integrate
+    mobil_clock: float = 0.0
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    h: float = 0.0
+    yaw_rate: float = 0.0
+    t: float = 0.0  # m, road-frame lateral offset of the centre
+    alive: bool = True
+
+    @property
+    def offset(self) -> float:
+        return 0.0 if self.lc_progress >= 1.0 else self.lc_offset0 * 0.5 * (1.0 + math.cos(math.pi * self.lc_progress))
+
+
+@dataclass
+class Walker:
+    """A pedestrian walking along a sidewalk lane, turning at its ends."""
+
+    id: str
+    road: str
+    lane: int
+    s: float
+    dir: int
+    speed: float
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    h: float = 0.0
+
+
+@dataclass
+class _Entry:
+    s: float
+    id: str
+    speed: float
+    length: float
+    veh: TrafficVehicle | None = field(default=None, compare=False)
+
+
+class Traffic:
+    """Background vehicles and pedestrians on a road network; decide() on a frozen snapshot, then integrate()."""
+
+    def __init__(self, network, config: Mapping[str, Any] | None, seed: int, *, avoid: Sequence[tuple[float, float]] = (),
+                 speed_limit: float | None = None, idm: IDM | None = None):
+        self.net = network
+        self.p = idm or IDM()
+        cfg = dict(config or {})
+        self.rng = random.Random(int(cfg.get("seed", 0)) * 1_000_003 + int(seed))
+        self.default_speed = speed_limit or DEFAULT_SPEED
+        self._extent: dict[tuple[str, int], tuple[float, float]] = {}
+        self._dyn_signals = any(getattr(s, "dynamic", False) for s in getattr(network, "signals", {}).values())
+        self.vehicles: list[TrafficVehicle] = []
+        self.walkers: list[Walker] = []
+        self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid)
+
+    # ---- lane geometry helpers -------------------------------------------------------------------
+    def extent(self, road: str, lane: int) -> tuple[float, float]:
+        """[s_start, s_end] where this lane id exists on its road (sampled, refined by bisection)."""
+        key = (road, lane)
+        if key not in self._extent:
+            L = self.net.road_length(road)
+            n = max(2, int(L / 5.0) + 1)
+            ss = [L * i / (n - 1) for i in range(n)]
+            has = [lane in self.net.lane_ids(road, s) for s in ss]
+            idx = [i for i, h in enumerate(has) if h]
+            if not idx:
+                self._extent[key] = (0.0, 0.0)
+            else:
+                def refine(a: float, b: float) -> float:  # a has the lane, b has not
+                    for _ in range(12):
+                        m = 0.5 * (a + b)
+                        if lane in self.net.lane_ids(road, m):
+                            a = m
+                        else:
+                            b = m
+                    return a
+                lo = ss[idx[0]] if idx[0] == 0 else refine(ss[idx[0]], ss[idx[0] - 1])
+                hi = ss[idx[-1]] if idx[-1] == n - 1 else refine(ss[idx[-1]], ss[idx[-1] + 1])
+                self._extent[key] = (lo, hi)
+        return self._extent[key]
+
+    def _remaining(self, road: str, lane: int, s: float, d: int) -> float:
+        lo, hi = self.extent(road, lane)
+        return hi - s if d > 0 else s - lo
+
+    def _entry_s(self, road: str, lane: int, d: int) -> float:
+        lo, hi = self.extent(road, lane)
+        return lo if d > 0 else hi
+
+    # ---- spawning --------------------------------------------------------------------------------
+    def _driving_lanes(self) -> list[tuple[str, int, float, float]]:
+        out = []
+        for road in sorted(self.net.road_ids()):
+            L = self.net.road_length(road)
+            lanes = set()
+            for s in (0.25 * L, 0.5 * L, 0.75 * L):
+                lanes.update(self.net.lane_ids(road, s))
+            for lane in sorted(lanes):
+                if lane == 0:
+                    continue
+                lo, hi = self.extent(road, lane)
+                mid = 0.5 * (lo + hi)
+                if hi - lo < 1.0 or self.net.lane_type(road, lane, mid) not in ("driving",):
+                    continue
+                pose = self.net.lane_to_world(road, lane, mid)
+                m = self.net.locate(pose.x, pose.y)
+                if m is not None and m.junction is not None:
+                    continue
+                out.append((road, lane, lo, hi))
+        return out
+
+    def _spawn(self, density: float, count, pedestrians: int, avoid) -> None:
+        lanes = self._driving_lanes() if density > 0 or count else []
+        km = sum(hi - lo for _, _, lo, hi in lanes) / 1000.0
+        n = int(count) if count is not None else int(round(density * km))
+        slots = []
+        for road, lane, lo, hi in lanes:
+            k = int((hi - lo - SPAWN_SPACING) // SPAWN_SPACING)
+            for i in range(k + 1):
+                s = lo + 0.5 * SPAWN_SPACING + i * SPAWN_SPACING
+                if s > hi - 5.0:
+                    break
+                pose = self.net.lane_to_world(road, lane, s)
+                if all((pose.x - ax) ** 2 + (pose.y - ay) ** 2 > 25.0 ** 2 for ax, ay in avoid):
+                    slots.append((road, lane, s))
+        chosen = sorted(self.rng.sample(slots, min(n, len(slots))))
+        for i, (road, lane, s) in enumerate(chosen):
+            rng = random.Random(self.rng.getrandbits(64))
+            truck = rng.random() < 0.1
+            limit = self.net.speed_limit(road, lane, s) or self.default_speed
+            v0 = limit * rng.uniform(0.85, 1.05) * (0.85 if truck else 1.0)
+            s += rng.uniform(-3.0, 3.0)
+            v = TrafficVehicle(id=f"traffic_{i}", kind="truck" if truck else "car", length=8.0 if truck else 4.5,
+                               width=2.5 if truck else 1.85, height=3.2 if truck else 1.5, road=road, lane=lane, s=s,
+                               dir=self.net.lane_direction(road, lane), speed=0.8 * v0, v0=v0, rng=rng,
+                               mobil_clock=(i % 20) * MOBIL_PERIOD / 20)
+            self._pose(v, 0.0)
+            self.vehicles.append(v)
+        side = []
+        if pedestrians > 0:
+            for road in sorted(self.net.road_ids()):
+                L = self.net.road_length(road)
+                for lane in self.net.lane_ids(road, 0.5 * L):
+                    if lane and self.net.lane_type(road, lane, 0.5 * L) == "sidewalk":
+                        side.append((road, lane))
+        for i in range(pedestrians if side else 0):
+            road, lane = side[self.rng.randrange(len(side))]
+            lo, hi = self.extent(road, lane)
+            w = Walker(id=f"walker_{i}", road=road, lane=lane, s=self.rng.uniform(lo, hi),
+                       dir=self.rng.choice((1, -1)), speed=self.rng.uniform(1.0, 1.6))
+            self._walker_pose(w)
+            self.walkers.append(w)
+
+    # ---- decision on a frozen snapshot -----------------------------------------------------------
+    def _index(self, others: Sequence[Obstacle]) -> dict[tuple[str, int], list[_Entry]]:
+        idx: dict[tuple[str, int], list[_Entry]] = {}
+        for v in self.vehicles:
+            idx.setdefault((v.road, v.lane), []).append(_Entry(v.s, v.id, v.speed, v.length, v))
+            if v.lc_from is not None and v.lc_progress < 0.5:
+                idx.setdefault((v.road, v.lc_from), []).append(_Entry(v.s, v.id, v.speed, v.length, v))
+        for o in others:
+            idx.setdefault((o.road, o.lane), []).append(_Entry(o.s, o.id, o.speed, o.length))
+        for lst in idx.values():
+            lst.sort(key=lambda e: (e.s, e.id))
+        return idx
+
+    def _next_lane(self, v: TrafficVehicle) -> tuple[str, int] | None:
+        if v.next is None:
+            succ = sorted(self.net.successors(v.road, v.lane))
+            v.next = succ[v.rng.randrange(len(succ))] if succ else None
+        return v.next
+
+    def _leader(self, idx, road: str, lane: int, s: float, d: int, me: str, nxt) -> tuple[float | None, float, str | None]:
+        """(gap to the leader's rear or None, leader speed, leader id) ahead in this lane and its successor."""
+        lst = idx.get((road, lane), ())
+        keys = [e.s for e in lst]
+        if d > 0:
+            cand = lst[bisect.bisect_left(keys, s):]
+        else:
+            cand = reversed(lst[:bisect.bisect_right(keys, s)])
+        for e in cand:
+            if e.id != me and (e.s - s) * d >= 0:
+                return abs(e.s - s), e.speed, e.id
+        if nxt is not None:
+            rem = self._remaining(road, lane, s, d)
+            d2 = self.net.lane_direction(*nxt)
+            s2 = self._entry_s(nxt[0], nxt[1], d2)
+            best = None
+            for e in idx.get(nxt, ()):
+                dist = (e.s - s2) * d2
+                if e.id != me and dist >= 0 and (best is None or dist < best[0]):
+                    best = (dist, e)
+            if best is not None and rem + best[0] < HORIZON:
+                return rem + best[0], best[1].speed, best[1].id
+        return None, 0.0, None
+
+    def _follower(self, idx, road: str, lane: int, s: float, d: int, me: str) -> _Entry | None:
+        best = None
+        for e in idx.get((road, lane), ()):
+            if e.id != me and (s - e.s) * d > 0 and (best is None or abs(s - e.s) < abs(s - best.s)):
+                best = e
+        return best
+
+    def _acc(self, v_speed: float, v0: float, gap, lead_speed: float) -> float:
+        return idm_accel(v_speed, v0, gap, v_speed - lead_speed, self.p)
+
+    def decide(self, others: Sequence[Obstacle], signals: Mapping[str, str], dt: float) -> None:
+        """Accelerations and lane-change choices of every vehicle from one frozen snapshot."""
+        idx = self._index(others)
+        lengths = {e.id: e.length for lst in idx.values() for e in lst}
+        for v in self.vehicles:
+            nxt = self._next_lane(v)
+            gap, ls, lid = self._leader(idx, v.road, v.lane, v.s, v.dir, v.id, nxt)
+            if gap is not None:
+                gap -= 0.5 * (v.length + lengths[lid])
+            stop = self._signal_gap(v, signals)
+            if stop is not None and (gap is None or stop < gap):
+                gap, ls = stop, 0.0
+            v.accel = self._acc(v.speed, v.v0, gap, ls)
+            v.lc_target = None
+            v.mobil_clock += dt
+            if v.mobil_clock >= MOBIL_PERIOD and v.lc_progress >= 1.0:
+                v.mobil_clock -= MOBIL_PERIOD
+                v.lc_target = self._mobil(v, idx, lengths, v.accel, gap, ls)
+
+    def _signal_gap(self, v: TrafficVehicle, signals: Mapping[str, str]) -> float | None:
+        if not self._dyn_signals:
+            return None
+        for sig, dist in self.net.signals_for(v.road, v.lane, v.s, ahead=HORIZON):
+            state = str(signals.get(sig.id, "")).lower()
+            if sig.dynamic and ("red" in state or ("yellow" in state and dist > v.speed ** 2 / (2 * self.p.b_safe))):
+                return max(0.1, dist - 0.5 * v.length - 1.0)
+        return None
+
+    def _mobil(self, v: TrafficVehicle, idx, lengths, a_now: float, gap_now, lead_now: float) -> int | None:
+        try:
+            nb = self.net.neighbours(v.road, v.lane, v.s)
+        except (KeyError, ValueError, IndexError):
+            return None
+        if self._remaining(v.road, v.lane, v.s, v.dir) < 40.0:
+            return None
+        best, best_gain = None, 0.0
+        for side in ("left", "right"):
+            lane, mark = nb.get(side, (None, None))
+            if lane is None or self.net.lane_type(v.road, lane, v.s) != "driving":
+                continue
+            if self.net.lane_direction(v.road, lane) != v.dir:
+                continue
+            outward = lane * v.lane > 0 and abs(lane) > abs(v.lane)
+            if mark is not None and not mark.crossing_allowed(outward):
+                continue
+            if self._remaining(v.road, lane, v.s, v.dir) < 40.0:
+                continue
+            gap, ls, lid = self._leader(idx, v.road, lane, v.s, v.dir, v.id, None)
+            if gap is not None:
+                gap -= 0.5 * (v.length + lengths[lid])
+                if gap < 1.0:
+                    continue
+            a_new = self._acc(v.speed, v.v0, gap, ls)
+            gain = a_new - a_now
+            f = self._follower(idx, v.road, lane, v.s, v.dir, v.id)
+            if f is not None:
+                fgap = abs(v.s - f.s) - 0.5 * (v.length + f.length)
+                if fgap < 1.0:
+                    continue
+                fv0 = f.veh.v0 if f.veh else max(f.speed, 1.0)
+                a_f_new = self._acc(f.speed, fv0, fgap, v.speed)
+                if a_f_new < -self.p.b_safe:
+                    continue
+                gain += self.p.politeness * (a_f_new - (f.veh.accel if f.veh else 0.0))
+            bias = self.p.keep_right if side == "right" else -self.p.keep_right
+            if gain + bias > self.p.threshold and gain + bias > best_gain:
+                best, best_gain = lane, gain + bias
+        return best
+
+    # ---- integration -----------------------------------------------------------------------------
+    def integrate(self, dt: float) -> None:
+        """Move every vehicle and walker one tick along its lane; leave the network at dead ends."""
+        for v in self.vehicles:
+            if v.lc_target is not None:
+                w = 0.5 * (self.net.lane_width(v.road, v.lane, v.s) + self.net.lane_width(v.road, v.lc_target, v.s))
+                left_of_old = v.lc_target == self.net.neighbours(v.road, v.lane, v.s).get("left", (None,))[0]
+                # Offset of the old centre from the new one, in the road frame (left positive).
+                v.lc_offset0 = (-w if left_of_old else w) * v.dir
+                v.lc_from, v.lane, v.lc_progress, v.next = v.lane, v.lc_target, 0.0, None
+                v.lc_target = None
+            speed = max(0.0, v.speed + v.accel * dt)
+            ds = 0.5 * (v.speed + speed) * dt
+            v.accel = (speed - v.speed) / dt
+            v.speed = speed
+            v.s += v.dir * ds
+            if v.lc_progress < 1.0:
+                v.lc_progress = min(1.0, v.lc_progress + dt / LC_TIME)
+                if v.lc_progress >= 1.0:
+                    v.lc_from = None
+            over = -self._remaining(v.road, v.lane, v.s, v.dir)
+            while over > 0 and v.alive:
+                nxt = self._next_lane(v)
+                if nxt is None:
+                    v.alive = False
+                    break
+                d2 = self.net.lane_direction(*nxt)
+                v.road, v.lane, v.dir, v.next = nxt[0], nxt[1], d2, None
+                v.s = self._entry_s(nxt[0], nxt[1], d2) + d2 * over
+                v.lc_progress, v.lc_from = 1.0, None
+                over = -self._remaining(v.road, v.lane, v.s, v.dir)
+            if v.alive:
+                self._pose(v, dt)
+        self.vehicles = [v for v in self.vehicles if v.alive]
+        for w in self.walkers:
+            w.s += w.dir * w.speed * dt
+            lo, hi = self.extent(w.road, w.lane)
+            if w.s > hi or w.s < lo:
+                w.s = min(max(w.s, lo), hi)
+                w.dir = -w.dir
+            self._walker_pose(w)
+
+    def _pose(self, v: TrafficVehicle, dt: float) -> None:
+        p = self.net.lane_to_world(v.road, v.lane, v.s, v.offset)
+        h = p.h
+        if v.lc_progress < 1.0:
+            # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
+            dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
+            h += math.atan2(dlat, max(v.speed, 0.1))
+        h = math.remainder(h, math.tau)
+        v.yaw_rate = math.remainder(h - v.h, math.tau) / dt if dt > 0 else 0.0
+        v.x, v.y, v.z, v.h = p.x, p.y, p.z, h
+        r = self.net.road_to_world(v.road, v.s)
+        v.t = (p.x - r.x) * -math.sin(r.h) + (p.y - r.y) * math.cos(r.h)
+
+    def _walker_pose(self, w: Walker) -> None:
+        p = self.net.lane_to_world(w.road, w.lane, w.s)
+        same = self.net.lane_direction(w.road, w.lane) == w.dir
+        w.x, w.y, w.z, w.h = p.x, p.y, p.z, math.remainder(p.h if same else p.h + math.pi, math.tau)
+
+    def actor_states(self) -> list[ActorState]:
+        """The WorldState view of every background actor, with exact lane positions."""
+        out = []
+        for v in self.vehicles:
+            c, s = math.cos(v.h), math.sin(v.h)
+            out.append(ActorState(id=v.id, role="background", kind=v.kind, x=v.x, y=v.y, z=v.z, h=v.h, speed=v.speed,
+                                  vx=v.speed * c, vy=v.speed * s, ax=v.accel, ay=v.speed * v.yaw_rate,
+                                  yaw_rate=v.yaw_rate, length=v.length, width=v.width, height=v.height,
+                                  lane=LanePos(v.road, v.lane, v.s, v.t)))
+        for w in self.walkers:
+            out.append(ActorState(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
+                                  speed=w.speed, vx=w.speed * math.cos(w.h), vy=w.speed * math.sin(w.h),
+                                  length=0.5, width=0.6, height=1.8, lane=LanePos(w.road, w.lane, w.s, 0.0)))
+        return out
