@@ -45,7 +45,7 @@ class ExpertAgent(AutonomousAgent):
     """Rule-aware privileged driver (see the module docstring)."""
 
     track = "MAP"
-    defaults = {"cruise_speed": DEFAULT_SPEED, "limit_margin": 0.3, "stop_hold": 1.0, "lookahead": 5.0,
+    defaults = {"cruise_speed": DEFAULT_SPEED, "limit_margin": 0.1, "stop_hold": 1.0, "lookahead": 5.0,
                 "wheelbase": 2.7, "max_wheel_angle": 0.6, "max_accel": 4.0, "max_decel": 8.0}
 
     def setup(self, path_to_conf_file: Any) -> None:

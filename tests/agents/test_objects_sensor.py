@@ -1,0 +1,73 @@
+"""The privileged objects sensor on the stand-in straight road: frames, route distances, limits, lights."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roadtest.sim.api import ActorState, Environment, WorldState
+from roadtest.sim.objects_sensor import RoutePath, objects_view
+from tests.agents.fake_world import W, FakeStraightNetwork, straight_meta
+
+
+def _state(ego_h=0.0, others=(), signals=None, env=Environment()):
+    ego = ActorState(id="hero", role="ego", kind="car", x=50.0, y=-W / 2, z=0, h=ego_h, speed=8.0)
+    return WorldState(time=1.0, frame=20, actors=(ego, *others), signals=signals or {}, environment=env)
+
+
+def test_route_path_projection_signed_and_past_the_ends():
+    r = RoutePath([[0, 0], [10, 0], [10, 10]])
+    assert r.project(5, 1)[:2] == pytest.approx((5.0, 1.0))
+    assert r.project(-3, 1)[:2] == pytest.approx((-3.0, 1.0))
+    assert r.project(12, 5)[:2] == pytest.approx((15.0, -2.0))
+    assert r.point_at(15) == pytest.approx((10.0, 5.0, math.pi / 2))
+
+
+def test_actors_in_ego_frame_and_on_route():
+    truck = ActorState(id="t", role="scenario", kind="truck", x=80.0, y=-W / 2, z=0, h=0.0, speed=5.0, vx=5.0)
+    ev = ActorState(id="ev", role="scenario", kind="emergency", x=25.0, y=-W / 2, z=0, h=0.0, speed=15.0, vx=15.0, siren=True)
+    far = ActorState(id="far", role="background", kind="car", x=400.0, y=0, z=0, h=0.0, speed=0.0)
+    view = objects_view(_state(others=(truck, ev, far)), FakeStraightNetwork(), straight_meta(), "hero")
+    ids = [a["id"] for a in view["actors"]]
+    assert ids == ["ev", "t"]  # sorted by distance, the far one left out
+    t = view["actors"][1]
+    assert t["x"] == pytest.approx(30.0) and t["y"] == pytest.approx(0.0) and t["route_s"] == pytest.approx(30.0)
+    assert view["actors"][0]["route_s"] == pytest.approx(-25.0) and view["actors"][0]["siren"] is True
+    # a rotated ego sees the same truck to its right
+    view2 = objects_view(_state(ego_h=math.pi / 2, others=(truck,)), FakeStraightNetwork(), straight_meta(), "hero")
+    assert view2["actors"][0]["x"] == pytest.approx(0.0, abs=1e-9) and view2["actors"][0]["y"] == pytest.approx(-30.0)
+    assert view["ego"]["route_s"] == pytest.approx(40.0) and view["ego"]["lane"] == -1
+
+
+def test_speed_limit_from_scene_signs_and_zones():
+    meta = straight_meta(speed_limit=20.0,
+                         signs=[{"id": "speed_limit", "road": "1", "s": 30.0, "value": 50, "unit": "km/h"},
+                                {"id": "speed_limit", "road": "1", "s": 90.0, "value": 30, "unit": "km/h"}],
+                         zones=[{"kind": "school_zone", "road": "1", "s_start": 45.0, "s_end": 70.0, "speed_limit": 25 / 3.6},
+                                {"kind": "work_zone", "road": "1", "s_start": 150.0, "s_end": 170.0, "speed_limit": 10.0}])
+    view = objects_view(_state(), FakeStraightNetwork(), meta, "hero")
+    assert view["speed_limit"] == pytest.approx(25 / 3.6)  # inside the school zone, below the 50 km/h sign passed
+    assert [x for p in view["speed_limits_ahead"] for x in p] == pytest.approx([40.0, 30 / 3.6, 100.0, 10.0])
+    assert [z["inside"] for z in view["zones"]] == [True, False]
+
+
+def test_lights_stop_lines_and_lane_marks():
+    meta = straight_meta(stop_lines=[{"road": "1", "s": 95.0, "lanes": [-1]}, {"road": "1", "s": 60.0, "lanes": [1]},
+                                     {"road": "1", "s": 150.0, "lanes": [-1]}],
+                         lights=[{"id": "L", "road": "1", "s": 100.0}],
+                         signs=[{"id": "stop", "road": "1", "s": 150.0}])
+    view = objects_view(_state(signals={"L": "red"}), FakeStraightNetwork(center_mark="solid"), meta, "hero")
+    assert view["lights"][0]["state"] == "red" and view["lights"][0]["stop_distance"] == pytest.approx(45.0)
+    lines = [(sl["distance"], sl["stop_sign"]) for sl in view["stop_lines"]]
+    assert lines == [(pytest.approx(45.0), False), (pytest.approx(100.0), True)]  # the lane 1 line is not ours
+    lane = view["lane"]
+    assert lane["left"]["crossing_allowed"] is False and lane["width"] == W
+    assert lane["centerline"][0] == pytest.approx([0.0, 0.0], abs=1e-6)
+
+
+def test_without_map_or_meta_still_reports_actors_and_environment():
+    ped = ActorState(id="p", role="scenario", kind="pedestrian", x=55.0, y=0.0, z=0, h=0.0, speed=1.0)
+    view = objects_view(_state(others=(ped,), env=Environment(fog_visual_range=40.0)), None, {}, "hero")
+    assert view["actors"][0]["x"] == pytest.approx(5.0) and view["actors"][0]["route_s"] is None
+    assert view["environment"]["fog_visual_range"] == 40.0 and view["lane"] is None and view["speed_limit"] is None
