@@ -90,7 +90,11 @@ def _at(a: ActorState) -> str:
 
 
 def route_progress(route: Route, egos: Sequence[ActorState]) -> tuple[list[float], list[int]]:
-    """Route completion % and last passed point index per tick (RouteCompletionTest, 100 only near the goal)."""
+    """Route completion % and last passed point index per tick (RouteCompletionTest, 100 only near the goal).
+
+    Departure for routes under 1 km, where "above 99 %" would mean passing a point closer than 10 m to
+    the goal: 100 is also given within 10 m of the goal once less than 10 m of route is left.
+    """
     total = route.length
     cur, pct, idx = 0, 0.0, -1
     out_pct, out_idx = [], []
@@ -103,7 +107,8 @@ def route_progress(route: Route, egos: Sequence[ActorState]) -> tuple[list[float
                 if (e.x - px) * fx + (e.y - py) * fy > 0:
                     idx, cur = i, i
                     pct = round(100.0 * route.accum[i] / total, 2)
-            if pct > PERCENT_THRESHOLD and math.hypot(e.x - goal[0], e.y - goal[1]) < GOAL_DISTANCE:
+            left = total - (route.accum[idx] if idx >= 0 else 0.0)
+            if (pct > PERCENT_THRESHOLD or left < GOAL_DISTANCE) and math.hypot(e.x - goal[0], e.y - goal[1]) < GOAL_DISTANCE:
                 pct = 100.0
         out_pct.append(pct)
         out_idx.append(idx)

@@ -158,7 +158,7 @@ def test_min_speed_checkpoint_factor():
 
 
 def test_outside_route_lanes_factor_is_share_of_travelled_route():
-    meta = straight_meta(100)
+    meta = straight_meta(200)
     xs = ramp(0, 100)
     tr = drive(xs)
     states = []

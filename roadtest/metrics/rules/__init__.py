@@ -1,0 +1,140 @@
+"""Rule-violation metric: every rule listed in meta.json checked by its STL monitor over the trace.
+
+`evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula
+from the catalogue (scenarios/rules/) with rtamt, and returns one RuleResult per rule. Adding a rule
+is one YAML file when its signals exist. Where rules conflict, a violated lower-priority rule is
+"excused" when the governing higher-priority rule it conflicts with holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from roadtest.dsl.rules import Rule, load_catalogue
+from roadtest.errors import UserError
+from roadtest.metrics.base import Violation
+from roadtest.metrics.rules.monitor import robustness
+from roadtest.metrics.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
+from roadtest.metrics.rules.signals import VOCABULARY, Signals, extract_signals
+from roadtest.sim.api import Trace
+
+__all__ = [
+    "RuleResult", "evaluate_rules", "evaluate_rule", "rule_episodes", "governing_rule", "EPS",
+    "RulebookScore", "rulebook_score", "violation_vector", "compare", "extract_signals", "VOCABULARY",
+]
+
+EPS = 1e-6  # robustness above -EPS counts as satisfied (float noise in unit conversions)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule's verdict on one run."""
+
+    id: str
+    verdict: str  # "satisfied" | "violated" | "excused" (violated, but a governing higher-priority rule demanded it)
+    worst: float  # least robustness over the run (its unit follows the formula; negative = violated)
+    first_violation: float | None  # s
+    episodes: tuple[Violation, ...]  # start, duration, worst robustness of each violated stretch
+    priority: int  # index in PRIORITY_CLASSES, lower = more important
+    priority_class: str
+    params: Mapping[str, float] = field(default_factory=dict)  # SI values used
+    robustness: tuple[float, ...] = ()  # per tick
+    times: tuple[float, ...] = ()
+    excused_by: str | None = None
+
+    @property
+    def violated(self) -> bool:
+        return self.verdict == "violated"
+
+    def to_dict(self, series: bool = False) -> dict[str, Any]:
+        d = {"id": self.id, "verdict": self.verdict, "worst": self.worst if math.isfinite(self.worst) else None,
+             "first_violation": self.first_violation, "episodes": [e.to_dict() for e in self.episodes],
+             "priority": self.priority, "priority_class": self.priority_class, "params": dict(self.params),
+             "excused_by": self.excused_by}
+        if series:
+            d["robustness"], d["times"] = list(self.robustness), list(self.times)
+        return d
+
+
+def rule_episodes(rule_id: str, times: Sequence[float], series: Sequence[float], tick: float) -> list[Violation]:
+    """Maximal stretches of negative robustness: start, duration, worst (least) robustness."""
+    out: list[Violation] = []
+    start, worst, last = None, math.inf, None
+    for t, r in zip(times, series):
+        if r < -EPS:
+            if start is None:
+                start, worst = t, r
+            worst, last = min(worst, r), t
+        elif start is not None:
+            out.append(Violation(start, last - start + tick, worst, rule_id))
+            start = None
+    if start is not None:
+        out.append(Violation(start, last - start + tick, worst, rule_id))
+    return out
+
+
+def evaluate_rule(rule: Rule, params: Mapping[str, float], signals: Signals) -> RuleResult:
+    """One rule's monitor on extracted signals."""
+    series, overall = robustness(rule.monitor.formula, params, signals)
+    eps = rule_episodes(rule.id, signals.time, series, signals.tick)
+    return RuleResult(
+        id=rule.id, verdict="violated" if overall < -EPS else "satisfied", worst=overall,
+        first_violation=eps[0].start if eps else None, episodes=tuple(eps), priority=rule.priority,
+        priority_class=rule.priority_class, params=dict(params), robustness=tuple(series), times=tuple(signals.time))
+
+
+def governing_rule(rule_ids: Sequence[str], catalogue: Mapping[str, Rule]) -> tuple[str | None, list[dict[str, Any]]]:
+    """The rule the expected behaviour follows where composed rules conflict, and each conflict resolved.
+
+    A conflict is a pair where either lists the other in conflicts_with; the lower priority index wins.
+    """
+    conflicts = []
+    ids = list(dict.fromkeys(rule_ids))
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            ra, rb = catalogue[a], catalogue[b]
+            if b in ra.conflicts_with or a in rb.conflicts_with:
+                win, lose = (ra, rb) if (ra.priority, ids.index(a)) <= (rb.priority, ids.index(b)) else (rb, ra)
+                conflicts.append({"governs": win.id, "yields": lose.id, "reason":
+                                  f"{win.priority_class} outranks {lose.priority_class}" if win.priority != lose.priority
+                                  else "same class: the rule listed first governs"})
+    governing = min((c["governs"] for c in conflicts), key=lambda r: catalogue[r].priority, default=None)
+    return governing, conflicts
+
+
+def _refs(meta: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for r in meta.get("rules") or []:
+        if isinstance(r, str):
+            out.append((r, {}))
+        else:
+            out.append((str(r["id"]), dict(r.get("params") or {})))
+    return out
+
+
+def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapping[str, Rule] | None = None,
+                   signals: Signals | None = None) -> list[RuleResult]:
+    """Every rule of meta.rules on the trace, in meta order; rule params: catalogue default < country < meta (SI)."""
+    meta = meta or {}
+    refs = _refs(meta)
+    if not refs:
+        return []
+    cat = catalogue if catalogue is not None else load_catalogue()
+    unknown = [rid for rid, _ in refs if rid not in cat]
+    if unknown:
+        raise UserError(f"meta.json rules: unknown rule id(s) {', '.join(unknown)}; see `roadtest rules list`")
+    sig = signals if signals is not None else extract_signals(trace, meta)
+    country = meta.get("country")
+    results = {rid: evaluate_rule(cat[rid], cat[rid].params_for(country, p), sig) for rid, p in refs}
+    _, conflicts = governing_rule([rid for rid, _ in refs], cat)
+    chosen = meta.get("governing")
+    for c in conflicts:
+        win_id, lose_id = c["governs"], c["yields"]
+        if chosen in (win_id, lose_id):
+            win_id, lose_id = chosen, lose_id if chosen == win_id else win_id
+        lose, win = results[lose_id], results[win_id]
+        if lose.verdict == "violated" and win.verdict == "satisfied":
+            results[lose_id] = RuleResult(**{**lose.__dict__, "verdict": "excused", "excused_by": win_id})
+    return [results[rid] for rid in dict.fromkeys(rid for rid, _ in refs)]

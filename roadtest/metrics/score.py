@@ -1,0 +1,60 @@
+"""One run's score record: leaderboard-named fields, Bench2Drive figures, planning metrics and rule verdicts."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from typing import Any
+
+from roadtest.metrics import bench2drive, leaderboard, planning
+from roadtest.sim.api import Trace
+
+__all__ = ["score_run", "jsonable"]
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON values: dataclasses and enums unpacked, non-finite floats as None, tuples as lists."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        if hasattr(obj, "to_dict"):
+            return jsonable(obj.to_dict())
+        return jsonable(dataclasses.asdict(obj))
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
+        return jsonable(obj.item())
+    if isinstance(obj, (str, int, bool)) or obj is None:
+        return obj
+    if hasattr(obj, "to_dict"):
+        return jsonable(obj.to_dict())
+    return str(obj)
+
+
+def _rules(trace: Trace, meta: dict) -> tuple[list[Any] | None, str | None]:
+    try:
+        from roadtest.metrics.rules import evaluate_rules
+    except ImportError as e:
+        return None, f"rule monitors unavailable ({e})"
+    return [jsonable(r) for r in evaluate_rules(trace, meta)], None
+
+
+def score_run(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[str, Any]:
+    """Everything roadtest reports about one run, JSON-ready, field names as the leaderboard writes them."""
+    lb = leaderboard.evaluate(trace, meta, reference)
+    out = lb.to_dict()
+    out["termination"] = trace.termination.value if trace.termination else None
+    out["termination_reason"] = trace.reason
+    out["bench2drive"] = bench2drive.evaluate(trace, meta, reference)
+    out["planning"] = planning.evaluate(trace, meta, reference).to_dict()
+    rules, note = _rules(trace, meta)
+    if rules is None:
+        out["notes"].append(note)
+    else:
+        out["rules"] = rules
+    return jsonable(out)
