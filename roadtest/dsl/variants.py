@@ -74,19 +74,36 @@ def _copy(doc: Doc) -> Doc:
 
 
 def expand_doc(doc: Doc, overrides: dict[str, Any] | None = None, seeds: list[int] | None = None,
-               override_where: tuple[int, int] | None = None) -> list[Variant]:
+               override_doc: Doc | None = None) -> list[Variant]:
     """Every concrete variant of a parsed scenario: overrides applied, then each sweep combination.
 
     Seeds: the i-th sweep combination gets base + i, where base is each of `seeds` (a suite's) or
-    else the scenario's traffic.seed; with suite seeds the id ends in -s<seed>.
+    else the scenario's traffic.seed; with suite seeds the id ends in -s<seed>. Problems caused by
+    an override are reported at its key in `override_doc` (the suite file).
     """
+    try:
+        return _expand(doc, overrides or {}, seeds)
+    except ScenarioError as e:
+        if not overrides or override_doc is None:
+            raise
+        moved = []
+        for p in e.problems:
+            key = next((k for k in overrides if p.field == k or p.field.startswith(k + ".")), None)
+            if key is None:
+                key = next((k for k in overrides if p.field == ".".join(map(str, path_exists(k, doc.data)[0] or ()))), None)
+            moved.append(override_doc.problem(("overrides", key), f"override on {Path(doc.file).name}: {p.message}")
+                         if key is not None else p)
+        raise ScenarioError(moved) from None
+
+
+def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> list[Variant]:
     problems = check_sweep(doc)
     doc = _copy(doc)
-    for key, value in (overrides or {}).items():
+    for key, value in overrides.items():
         path, why = path_exists(key, {k: v for k, v in doc.data.items() if k != "sweep"})
         if path is None:
             raise ScenarioError(doc.problem((), f"override {key!r}: {why}"))
-        apply_value(doc, path, value, override_where)
+        apply_value(doc, path, value, None)
     try:
         base = validate_doc(doc)
     except ScenarioError as e:
