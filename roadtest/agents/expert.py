@@ -21,6 +21,7 @@ __all__ = ["ExpertAgent", "Obstacle"]
 
 COMFORT_DECEL = 3.0  # m/s^2, planned braking
 MAX_DECEL = 7.0  # m/s^2, emergency braking the expert allows itself
+STOP_DECEL = 2.5  # m/s^2, the profile it brakes along towards a stop point
 REACTION = 1.0  # s, for the visibility speed
 DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
 
@@ -235,7 +236,15 @@ class ExpertAgent(AutonomousAgent):
     def _accel(self, speed: float, v_des: float, obstacles: list[Obstacle], limits: RuleLimits) -> float:
         a = idm_accel(speed, v_des, headway=limits.headway)
         for o in obstacles:
-            a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
+            if o.speed < 0.1:  # a stop point: follow a constant-deceleration profile down to it
+                room = max(o.gap - o.s0, 0.0)
+                v_allow = math.sqrt(2.0 * STOP_DECEL * room)
+                if speed >= v_allow - 0.3:  # on the profile: the deceleration that stops exactly at the point
+                    a = min(a, -speed * speed / (2.0 * max(room, 0.05)))
+                else:
+                    a = min(a, 2.0 * (v_allow - speed))
+            else:
+                a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
         return max(a, -MAX_DECEL)
 
     # ------------------------------------------------------------- plan

@@ -1,4 +1,4 @@
-"""The expert and the baselines driven closed-loop in the fake straight-road world (tests/agents/fake_world.py)."""
+"""The expert and the baselines driven closed-loop in the fake straight-road world (tests/agents/agents_world.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from roadtest.agents import load_agent
 from roadtest.sim.api import ActorState, Environment
-from tests.agents.fake_world import W, FakeStraightNetwork, Other, run_world, straight_meta
+from agents_world import W, FakeStraightNetwork, Other, run_world, straight_meta
 
 LANE_Y = -W / 2
 

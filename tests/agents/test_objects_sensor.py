@@ -8,7 +8,7 @@ import pytest
 
 from roadtest.sim.api import ActorState, Environment, WorldState
 from roadtest.sim.objects_sensor import RoutePath, objects_view
-from tests.agents.fake_world import W, FakeStraightNetwork, straight_meta
+from agents_world import W, FakeStraightNetwork, straight_meta
 
 
 def _state(ego_h=0.0, others=(), signals=None, env=Environment()):
