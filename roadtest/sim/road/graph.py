@@ -131,7 +131,7 @@ class LaneGraph:
             key = (node, round(entry, 6))
             if final:
                 parent_chain = [(node, entry, gs)]
-                cur = prev
+                cur = parent[prev]  # prev is this node's own state
                 while cur is not None:
                     parent_chain.append((cur[0], cur[1], None))
                     cur = parent[cur]

@@ -122,10 +122,16 @@ class LaneIndex:
         over = np.maximum(np.maximum(s - R["len"][ri], -s), 0.0)
         s = np.clip(s, 0.0, R["len"][ri])
         dist_out = np.maximum(np.abs(t - center) - half, 0.0) + over
-        cost = 1000.0 * dist_out + 0.2 * np.minimum(np.abs(t - center) / np.maximum(half, 0.05), 1.0)
+        # a sample farther along s than half a step is not the one whose bounds describe the point
+        far = np.maximum(np.abs(s - s0) - 0.5 * STEP - 1e-3, 0.0)
+        cost = 1000.0 * (dist_out + far) + 0.2 * np.minimum(np.abs(t - center) / np.maximum(half, 0.05), 1.0)
         hd = np.zeros_like(s)
         if h is not None:
-            lane_h = h0 + kap * (s - s0) + np.where(P["sign"][idx] < 0, math.pi, 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                dcds = np.where(same & (s1 != s0), (0.5 * (P["tin"][nb] + P["tout"][nb]) - 0.5 * (
+                    P["tin"][idx] + P["tout"][idx])) / (s1 - s0), 0.0)
+            lane_h = (h0 + kap * (s - s0) + np.arctan2(dcds, np.maximum(1.0 - kap * t, 0.1))
+                      + np.where(P["sign"][idx] < 0, math.pi, 0.0))
             hd = (np.asarray(h, dtype=float).reshape(-1, 1) - lane_h + math.pi) % (2 * math.pi) - math.pi
             cost = cost + np.abs(hd)
         if hint_road is not None:

@@ -217,7 +217,7 @@ _BY_TYPE = {"solid broken": "increase", "broken solid": "decrease"}
 def _mark(cx: _Ctx, el, lane_id: int) -> RoadMark:
     typ = el.get("type", "none")
     lc = el.get("laneChange")
-    if lc is None:
+    if lc is None or typ in _NO_CROSS:  # a solid line forbids crossing whatever the attribute says
         lc = "none" if typ in _NO_CROSS else _BY_TYPE.get(typ, "both")
     if lc not in ("both", "increase", "decrease", "none"):
         raise cx.err(el, f"laneChange={lc!r}: expected both, increase, decrease or none")
