@@ -114,6 +114,12 @@ def _object(d: dict) -> xodr.Object:
 
 def build_opendrive(layout: Layout, name: str, country: str) -> xodr.OpenDrive:
     """The scenariogeneration OpenDrive of a layout (roads, links, lanes, signals, objects, junctions)."""
+    # scenariogeneration keeps a process-wide registry of signal/object ids and renames repeats;
+    # each file is its own id space, so start every map with an empty registry
+    from scenariogeneration.xodr.signals_objects import _SignalObjectBase
+
+    _SignalObjectBase._usedIDs.clear()
+    _SignalObjectBase._IDCounter.clear()
     odr = xodr.OpenDrive(name, revMajor="1", revMinor=str(ODR_REV_MINOR))
     rule = xodr.TrafficRule.LHT if layout.fwd_sign > 0 else xodr.TrafficRule.RHT
     for rid in sorted(layout.pieces):
@@ -149,6 +155,13 @@ def xodr_element(layout: Layout, name: str, country: str) -> ET.Element:
         header.set("date", FIXED_DATE)
     for road_el in el.findall("road"):
         piece = layout.pieces[int(road_el.get("id"))]
+        # scenariogeneration renumbers ids it has seen before in this process; restore ours
+        for obj_el, d in zip(road_el.findall("objects/object"), piece.objects):
+            obj_el.set("id", str(d["id"]))
+            if obj_el.get("subtype") == "None":
+                del obj_el.attrib["subtype"]
+        for sig_el, d in zip(road_el.findall("signals/signal"), piece.signals):
+            sig_el.set("id", str(d["id"]))
         if not piece.bridges:
             continue
         objs = road_el.find("objects")

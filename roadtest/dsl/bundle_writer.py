@@ -1,0 +1,60 @@
+"""Variant -> bundle folder OUT/<id>/{road.xodr, scenario.xosc, meta.json}, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from roadtest.dsl.emit_xodr import write_xodr
+from roadtest.dsl.emit_xosc import light_phases, write_xosc
+from roadtest.dsl.meta import build_meta
+from roadtest.dsl.roads_build import build_layout
+from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
+
+__all__ = ["write_bundle", "build_bundle_parts"]
+
+
+def build_bundle_parts(variant):
+    """(layout, spots, scene, route, lights) of a variant: everything the three files are written from."""
+    sc = variant.scenario
+    layout = build_layout(sc)
+    scene = place_scene(sc, layout)
+    spots = resolve_places(sc, layout)
+    route = compute_route(sc, layout, spots["hero"])
+    by_id = {tl.id: tl for tl in sc.road.traffic_lights}
+    lights = [{**light, "phases_rotated": light_phases(by_id[light["id"]])} for light in scene["lights"]]
+    return layout, spots, scene, route, lights
+
+
+def write_bundle(variant, out_dir: Path) -> Path:
+    """Write the bundle of one variant; an existing bundle of the same id is replaced only on success."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = out_dir / variant.id
+    layout, spots, scene, route, lights = build_bundle_parts(variant)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".tmp", dir=out_dir))
+    try:
+        write_xodr(layout, variant.scenario.name, variant.scenario.country, tmp / "road.xodr")
+        write_xosc(variant, layout, spots, lights, tmp / "scenario.xosc")
+        meta = build_meta(variant, layout, spots, scene, route)
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        old = None
+        if final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".old", dir=out_dir))
+            os.rename(final, old / "bundle")
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if old is not None:
+                os.rename(old / "bundle", final)
+            raise
+        os.chmod(final, 0o755)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final

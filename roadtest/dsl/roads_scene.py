@@ -1,0 +1,236 @@
+"""What stands on the road (signs, lights, stop lines, crosswalks, zones), where actors start, and the ego's route.
+
+Everything is placed on the Layout's pieces (for the OpenDRIVE emitter) and returned as meta.json
+records, so the .xodr and meta.json cannot disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
+from roadtest.dsl.roads_geom import RoadPiece
+from roadtest.errors import UserError
+
+__all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE", "LIGHT_ID_BASE"]
+
+SIGN_ID_BASE = 1000
+LIGHT_ID_BASE = 2000
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where an entity starts: a lane (OpenDRIVE id) or a roadside point, on a road at local s."""
+
+    road: int
+    s: float  # local s on that road
+    lane: int | None  # OpenDRIVE lane id; None on the roadside
+    t: float  # lateral offset of the lane centre / roadside point
+    x: float
+    y: float
+    h: float  # rad: the lane's driving direction, or the road heading on the roadside
+    user_lane: int | None
+    main_s: float
+
+
+def _extents(piece: RoadPiece, s: float) -> tuple[float, float]:
+    """(left extent, right extent) of the driving lanes at s, both >= 0."""
+    left = sum(ln.width for ln in piece.lanes_at(s) if ln.id > 0 and ln.type == "driving")
+    right = sum(ln.width for ln in piece.lanes_at(s) if ln.id < 0 and ln.type == "driving")
+    return left, right
+
+
+def side_t(piece: RoadPiece, s: float, side: str, facing: str = "forward") -> float:
+    """t of a roadside point (on the sidewalk) to the right/left of traffic running with (forward) or against s."""
+    left, right = _extents(piece, s)
+    geometric = side if facing == "forward" else ("left" if side == "right" else "right")
+    return left + SIDEWALK_WIDTH / 2 if geometric == "left" else -(right + SIDEWALK_WIDTH / 2)
+
+
+def _sign_code(sign_id: str, country: str) -> dict:
+    from roadtest.dsl.signs import sign_code
+
+    return sign_code(sign_id, country)
+
+
+def _fwd_validity(layout: Layout, n: int, forward: bool) -> list[tuple[int, int]]:
+    sign = layout.fwd_sign if forward else -layout.fwd_sign
+    a, b = sign * 1, sign * n
+    return [(min(a, b), max(a, b))] if n else []
+
+
+def place_scene(sc, layout: Layout) -> dict:
+    """Attach signals and objects to the layout's pieces; return meta.json's `scene`."""
+    road = sc.road
+    n_f, n_b, w = road.lanes.forward, road.lanes.backward, road.lanes.width
+    scene: dict = {"speed_limit": road.speed_limit, "signs": [], "stop_lines": [], "crosswalks": [], "lights": [],
+                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on} for a in sc.actors]}
+    for i, sign in enumerate(road.signs):
+        rid, s = layout.main_to_road(sign.s)
+        piece = layout.pieces[rid]
+        code = _sign_code(sign.id, sc.country)
+        sides = ["right", "left"] if sign.side == "both" else [sign.side]
+        for j, side in enumerate(sides):
+            forward = sign.direction == "forward"
+            if side == "overhead":
+                left, right = _extents(piece, s)
+                t, z = ((left / 2) if (layout.fwd_sign > 0) == forward else -(right / 2)), 5.5
+            else:
+                t, z = side_t(piece, s, side, sign.direction), 2.0
+            sid = SIGN_ID_BASE + 10 * i + j
+            piece.signals.append(dict(id=sid, s=s, t=t, z=z, country=code["country"], type=code["type"],
+                                      subtype=code.get("subtype", "-1"), value=sign.value,
+                                      unit=code.get("unit") if sign.value is not None else None,
+                                      orientation="+" if forward else "-", name=sign.id,
+                                      validity=_fwd_validity(layout, n_f if forward else n_b, forward)))
+            scene["signs"].append(dict(id=sign.id, signal_id=str(sid), road=str(rid), s=s, t=t, side=side,
+                                       direction=sign.direction, value=sign.value, unit=code.get("unit"),
+                                       country_code=f"{code['country']}:{code['type']}:{code.get('subtype', '-1')}"))
+    stop_lines = [(sl.s, sl.lanes) for sl in road.stop_lines] + [(tl.s, None) for tl in road.traffic_lights]
+    for k, (ms, lanes) in enumerate(stop_lines):
+        rid, s = layout.main_to_road(ms)
+        piece = layout.pieces[rid]
+        user = lanes or list(range(1, n_f + 1))
+        odr = [layout.odr_lane(u) for u in user]
+        ts = [piece.lane_center_t(i, s) for i in odr]
+        t = sum(ts) / len(ts)
+        piece.objects.append(dict(id=f"stopline{k}", s=s, t=t, type="roadMark", subtype="stopLine", name="stopLine",
+                                  length=0.3, width=len(odr) * w))
+        scene["stop_lines"].append(dict(road=str(rid), s=s, lanes=odr))
+    for k, cw in enumerate(road.crosswalks):
+        rid, s = layout.main_to_road(cw.s)
+        piece = layout.pieces[rid]
+        left, right = _extents(piece, s)
+        piece.objects.append(dict(id=f"crosswalk{k}", s=s, t=(left - right) / 2, type="crosswalk", name="crosswalk",
+                                  length=cw.width, width=left + right))
+        scene["crosswalks"].append(dict(road=str(rid), s_start=max(s - cw.width / 2, 0.0), s_end=s + cw.width / 2,
+                                        width=cw.width))
+    for k, tl in enumerate(road.traffic_lights):
+        rid, s = layout.main_to_road(tl.s)
+        piece = layout.pieces[rid]
+        sid = LIGHT_ID_BASE + k
+        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, tl.side), z=5.0, country="OpenDRIVE",
+                                  type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
+                                  height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
+        scene["lights"].append(dict(id=tl.id, signal_id=str(sid), road=str(rid), s=s, offset=tl.offset,
+                                    phases=[{"state": p.state, "duration": p.duration} for p in tl.phases]))
+    for z in road.sections:
+        for start, rid in layout.main_split:
+            piece = layout.pieces[rid]
+            a, b = max(z.s_start, start), min(z.s_end, start + piece.length)
+            if b > a:
+                scene["zones"].append(dict(kind=z.kind, road=str(rid), s_start=a - start, s_end=b - start,
+                                           speed_limit=z.speed_limit))
+    return scene
+
+
+def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float) -> Spot:
+    rid, s = layout.main_to_road(main_s)
+    piece = layout.pieces[rid]
+    if user_lane is not None:
+        lane = layout.odr_lane(user_lane)
+        if lane not in {ln.id for ln in piece.lanes_at(s)}:
+            raise UserError(f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
+        t = piece.lane_center_t(lane, s)
+        x, y, h = piece.ref.point(s, t)
+        h = h if lane * layout.fwd_sign > 0 else h + math.pi  # forward lanes run with s
+        return Spot(rid, s, lane, t, x, y, math.atan2(math.sin(h), math.cos(h)), user_lane, main_s)
+    t = side_t(piece, s, side or "right")
+    x, y, h = piece.ref.point(s, t)
+    return Spot(rid, s, None, t, x, y, h, None, main_s)
+
+
+def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
+    """Start spot of the ego ('hero') and of every actor; relative placements follow their reference."""
+    raw: dict[str, tuple[int | None, str | None, float]] = {"hero": (sc.ego.lane, None, sc.ego.s)}
+    pending = {a.id: a.place for a in sc.actors}
+    for _ in range(len(pending) + 1):
+        for aid, place in list(pending.items()):
+            ref = place.reference
+            if ref is None:
+                raw[aid] = (place.lane, place.side, place.s)
+                del pending[aid]
+                continue
+            else:
+                rel, other = ref
+                other = "hero" if other in ("ego", "hero") else other
+                if other not in raw:
+                    continue
+                lane, side, s = raw[other]
+                sign = 1.0 if (lane is None or lane > 0) else -1.0  # user lanes > 0 run with s
+                if rel == "ahead_of":
+                    s = s + sign * place.distance
+                elif rel == "behind":
+                    s = s - sign * place.distance
+                else:
+                    if lane is None:
+                        raise UserError(f"actors.{aid}.place: {rel} {other!r} needs a reference in a lane")
+                    step = -1 if rel == "left_of" else 1  # user lane numbers grow away from the centre line
+                    lane = lane + step * (1 if lane > 0 else -1)
+                    lane = -1 if lane == 0 else lane
+                    s = s + sign * place.distance
+            raw[aid] = (lane, side, s)
+            del pending[aid]
+    if pending:
+        raise UserError(f"actors: placements refer to unknown or circular actors: {', '.join(sorted(pending))}")
+    return {k: _spot_on_main(layout, lane, side, s) for k, (lane, side, s) in raw.items()}
+
+
+def _sample(piece: RoadPiece, lane: int, s0: float, s1: float, step: float = 2.0) -> list[tuple[float, float]]:
+    n = max(1, math.ceil(abs(s1 - s0) / step))
+    pts = []
+    for i in range(n + 1):
+        s = s0 + (s1 - s0) * i / n
+        x, y, _ = piece.ref.point(s, piece.lane_center_t(lane, s))
+        pts.append((x, y))
+    return pts
+
+
+def compute_route(sc, layout: Layout, start: Spot) -> dict:
+    """meta.json's `route`: lanes walked, waypoints every <= 2 m, length, goal and exit."""
+    fs = layout.fwd_sign
+    lane_user = start.user_lane or 1
+    legs: list[tuple[int, int, float, float]] = []
+    exit_ = None
+    dist = sc.ego.route.distance
+    if layout.kind in ("intersection", "t_junction", "roundabout"):
+        exit_ = sc.ego.route.exit or ("straight" if "straight" in layout.movements else "right")
+        if exit_ not in layout.movements:
+            raise UserError(f"ego.route.exit: a {layout.kind} has no {exit_!r} exit (expected one of "
+                            f"{', '.join(sorted(layout.movements))})")
+        approach = layout.pieces[ARM_IDS["approach"]]
+        conn = layout.pieces[layout.movements[exit_]]
+        arm = layout.pieces[ARM_IDS[exit_]]
+        k = min(abs(lane_user), len(conn.sections[0][1]))
+        used = (approach.length - start.s) + conn.length
+        goal_s = min(max(dist - used, 1.0), arm.length - 1.0) if dist else min(30.0, arm.length - 1.0)
+        legs = [(approach.id, fs * abs(lane_user), start.s, approach.length), (conn.id, fs * k, 0.0, conn.length),
+                (arm.id, fs * k, 0.0, goal_s)]
+    else:
+        forward = lane_user > 0
+        d = dist if dist else layout.main_length
+        goal_main = start.main_s + d if forward else start.main_s - d
+        goal_main = min(max(goal_main, 0.5), layout.main_length - 0.5)
+        lo, hi = sorted((start.main_s, goal_main))
+        for i, (m0, rid) in enumerate(layout.main_split):
+            piece = layout.pieces[rid]
+            a, b = max(lo, m0), min(hi, m0 + piece.length)
+            if b > a:
+                legs.append((rid, layout.odr_lane(lane_user), a - m0, b - m0))
+        if not forward:
+            legs = [(r, ln, b, a) for r, ln, a, b in reversed(legs)]
+    pts: list[tuple[float, float]] = []
+    for rid, lane, a, b in legs:
+        for p in _sample(layout.pieces[rid], lane, a, b):
+            if not pts or math.hypot(p[0] - pts[-1][0], p[1] - pts[-1][1]) > 1e-6:
+                pts.append(p)
+    length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:]))
+    rid, lane, _, s_goal = legs[-1]
+    return {
+        "waypoints": [[round(x, 3), round(y, 3)] for x, y in pts],
+        "length": length,
+        "lanes": [{"road": str(r), "lane": ln, "s_start": a, "s_end": b} for r, ln, a, b in legs],
+        "goal": {"x": pts[-1][0], "y": pts[-1][1], "road": str(rid), "lane": lane, "s": s_goal},
+        "exit": exit_,
+    }
