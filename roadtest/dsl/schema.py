@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,16 +32,28 @@ def schema_json() -> str:
 def known_rule_ids() -> set[str] | None:
     """Rule ids of the catalogue (roadtest.dsl.rules.load_catalogue, else scenarios/rules/*.yaml stems).
 
-    None when no catalogue exists at all, so rule ids cannot be checked.
+    None when no catalogue exists at all, so rule ids cannot be checked. Cached per catalogue state
+    (file names, sizes and mtimes), because parsing the catalogue costs more than a scenario.
     """
+    rules = _rule_params(_stamp())
+    return set(rules) if rules is not None else None
+
+
+def _stamp() -> tuple[tuple[str, int, int], ...]:
+    files = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
+    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+
+
+@lru_cache(maxsize=4)
+def _rule_params(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, frozenset[str] | None] | None:
+    """Rule id -> its parameter names (None: unknown, the fallback without roadtest.dsl.rules)."""
     try:
         from roadtest.dsl.rules import load_catalogue
     except ImportError:
         load_catalogue = None
     if load_catalogue is not None:
-        return set(load_catalogue())
-    stems = {p.stem for p in RULES_DIR.glob("*.yaml")} if RULES_DIR.is_dir() else set()
-    return stems or None
+        return {rid: frozenset(getattr(r, "params", None) or ()) for rid, r in load_catalogue().items()}
+    return {name[: -len(".yaml")]: None for name, _, _ in stamp} or None
 
 
 def _lane_ok(lane: int, scn: Scenario) -> bool:
@@ -194,16 +207,26 @@ def _placements(scn: Scenario) -> Iterator[Found]:
 def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
     if not scn.rules:
         return
-    known = known_rule_ids()
-    if known is None:
+    catalogue = _rule_params(_stamp())
+    if catalogue is None:
         return
     import difflib
 
     raw = data.get("rules") if isinstance(data, dict) else None
     for i, r in enumerate(scn.rules):
-        if r.id not in known:
-            item = raw[i] if isinstance(raw, list) and i < len(raw) else None
+        item = raw[i] if isinstance(raw, list) and i < len(raw) else None
+        if r.id not in catalogue:
             path = ("rules", i, "id") if isinstance(item, dict) else ("rules", i)
-            close = difflib.get_close_matches(r.id, sorted(known), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(known))}"
+            close = difflib.get_close_matches(r.id, sorted(catalogue), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(catalogue))}"
             yield path, f"unknown rule id {r.id!r} ({hint})", False
+            continue
+        names = catalogue[r.id]
+        for key, value in r.params.items():
+            where = ("rules", i, "params", key)
+            if names is not None and key not in names:
+                close = difflib.get_close_matches(str(key), sorted(names), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(names)) or 'none'}"
+                yield where, f"rule {r.id!r} has no parameter {key!r} ({hint})", True
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                yield where, f"expected a number in SI units, got {value!r}", False
