@@ -93,11 +93,13 @@ def robustness(formula: str, params: Mapping[str, float], signals: Signals) -> t
     expr = bind_params(body if body is not None else formula, params)
     spec = _spec(expr, signals.tick)
     ms = max(1, int(round(signals.tick * 1000)))
-    data = {"time": [i * ms / 1000.0 for i in range(n)]}
+    m = max(n, 2)  # rtamt cannot evaluate a single sample: repeat it
+    data = {"time": [i * ms / 1000.0 for i in range(m)]}
     for name in sorted(identifiers(expr) & set(VOCABULARY)):
-        data[name] = [float(x) for x in signals[name]]
+        xs = [float(x) for x in signals[name]]
+        data[name] = xs + xs[-1:] * (m - n)
     rob = spec.evaluate(data)
-    series = [float(r[1]) for r in rob]
+    series = [float(r[1]) for r in rob][:n]
     if len(series) < n:
         series += [series[-1] if series else math.inf] * (n - len(series))
     overall = min(series) if body is not None else series[0]

@@ -1,0 +1,89 @@
+"""Country parameters, conflict resolution and the rulebook on hand-built traces."""
+
+from __future__ import annotations
+
+from roadtest.metrics.rules import evaluate_rules, governing_rule, rulebook_score
+from roadtest.metrics.rules.rulebook import compare, level_weights
+from roadtest.metrics.rules.signals import VOCABULARY, extract_signals
+from roadtest.sim.api import Environment
+from tests.rules.synth import const, crossing_tick, drive, other
+from tests.rules.test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict
+
+
+def test_country_parameters_change_the_verdict():
+    fog = drive(const(12.0, 30), env=lambda i: Environment(fog_visual_range=40.0))  # 43 km/h in 40 m fog
+    assert verdict(fog, meta("fog_speed_limit", "CN")) == "violated"  # 30 km/h (RTSL-IR Art. 46)
+    assert verdict(fog, meta("fog_speed_limit", "DE")) == "satisfied"  # 50 km/h (StVO §3(1))
+    follow = drive(const(10.0, 30), others=lead_at(17.0, 10.0))
+    assert verdict(follow, meta("safe_distance", "CN")) == "satisfied"  # 1.5 s
+    assert verdict(follow, meta("safe_distance", "DE")) == "violated"  # 1.8 s
+
+
+def test_meta_params_override_the_catalogue():
+    tr = drive(const(14.0, 20))
+    m = meta("speed_limit", speed_limit=13.0)
+    assert verdict(tr, m) == "violated"
+    m["rules"][0]["params"] = {"tolerance": 1.5}
+    assert verdict(tr, m) == "satisfied"
+
+
+def test_slow_behind_a_close_lead_is_not_below_minimum_speed():
+    tr = drive(const(12.0, 30), others=lead_at(40.0, 12.0))
+    assert verdict(tr, meta("min_speed_expressway")) == "satisfied"
+
+
+def test_officer_waving_through_a_red_light_excuses_it():
+    speeds = const(8.0, 60)
+    k = crossing_tick(drive(speeds, x0=20.2), 50.0)
+    tr = drive(speeds, x0=20.2, signals=lambda i: {"L1": "red", "cop": "go" if i >= k - 5 else "stop"})
+    m = meta("red_light", **LIGHT_SCENE, actors=[{"id": "cop", "kind": "police_officer"}])
+    assert verdict(tr, m) == "violated"  # the light alone
+    m["rules"] = [{"id": "red_light"}, {"id": "officer_signal"}]
+    res = {r.id: r for r in evaluate_rules(tr, m, CAT)}
+    assert res["officer_signal"].verdict == "satisfied"
+    assert res["red_light"].verdict == "excused" and res["red_light"].excused_by == "officer_signal"
+    # ignoring the officer's stop is not excused
+    tr2 = drive(speeds, x0=20.2, signals=lambda i: {"L1": "red", "cop": "stop"})
+    res2 = {r.id: r.verdict for r in evaluate_rules(tr2, m, CAT)}
+    assert res2 == {"red_light": "violated", "officer_signal": "violated"}
+
+
+def test_governing_rule_follows_priority_class():
+    gov, conflicts = governing_rule(["no_overtaking_solid_line", "yield_emergency_vehicle"], CAT)
+    assert gov == "yield_emergency_vehicle"
+    assert conflicts == [{"governs": "yield_emergency_vehicle", "yields": "no_overtaking_solid_line",
+                          "reason": "emergency_vehicles outranks road_markings"}]
+    assert governing_rule(["speed_limit", "safe_distance"], CAT) == (None, [])
+
+
+def test_rulebook_levels_outweigh_everything_below():
+    assert level_weights([1, 2, 1]) == [6, 2, 1]
+    tr = drive(const(16.0, 30), others=lead_at(5.0, 16.0))  # speeding and tailgating
+    m = meta("speed_limit", speed_limit=13.0)
+    m["rules"] = [{"id": r} for r in ("speed_limit", "safe_distance", "time_to_collision", "yield_pedestrian_crosswalk")]
+    res = evaluate_rules(tr, m, CAT)
+    score = rulebook_score(res)
+    assert score.vector[4] == 1 and score.vector[7] == 1 and score.vector[0] == 0  # traffic_signs, defensive_driving
+    # one traffic-sign violation outweighs both defensive-driving rules violated together
+    only_defensive = [r for r in res if r.id != "speed_limit"]
+    assert score.scalar > 0 and rulebook_score(only_defensive).scalar < score.scalar
+    assert compare((0, 0, 0, 0, 1, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 2, 0)) == 1
+    assert compare(score.vector, score.vector) == 0
+    assert 0 < score.normalized <= 1
+
+
+def test_signals_cover_the_vocabulary_and_align_with_ticks():
+    tr = drive(const(5.0, 12), others=lambda i, x: [other("amb", "emergency", x - 10, -1.75, 5.0, siren=True)])
+    sig = extract_signals(tr, {})
+    assert set(sig.values) == set(VOCABULARY)
+    assert all(len(v) == 12 for v in sig.values.values())
+    assert sig["ev_behind"][0] == 1.0 and abs(sig["ev_blocked_time"][-1] - 1.2) < 1e-9
+
+
+def test_episodes_have_start_duration_and_worst():
+    speeds = const(10.0, 10) + const(15.0, 5) + const(10.0, 10) + const(14.0, 3)
+    res = evaluate_rules(drive(speeds), meta("speed_limit", speed_limit=12.0), CAT)[0]
+    assert [round(e.start, 2) for e in res.episodes] == [1.0, 2.5]
+    assert [round(e.duration, 2) for e in res.episodes] == [0.5, 0.3]
+    assert round(res.episodes[0].worst, 3) == round(12.0 + 2 / 3.6 - 15.0, 3)
+    assert res.first_violation == res.episodes[0].start
