@@ -1,0 +1,158 @@
+"""Lane API on small hand-written roads: positions, neighbours and marks, routing, rules, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from roadtest.errors import MapError
+from roadtest.sim.road import LaneSegment, RoadNetwork, load_map
+
+from .samples import geometry_road, two_lane_junction
+
+
+@pytest.fixture(scope="module")
+def net() -> RoadNetwork:
+    return RoadNetwork(two_lane_junction(), "junction.xodr")
+
+
+def test_lane_to_world_places_lanes_by_width(net):
+    p = net.lane_to_world("1", -2, 30.0)
+    assert (p.x, p.y) == pytest.approx((30.0, -5.25)) and p.h == pytest.approx(0.0)
+    q = net.lane_to_world("1", 1, 30.0, offset=0.5)
+    assert (q.x, q.y) == pytest.approx((30.0, 2.25)) and abs(q.h) == pytest.approx(math.pi)
+    assert net.lane_direction("1", 1) == -1 and net.lane_direction("1", -1) == 1
+    assert net.lane_ids("1", 50.0) == [2, 1, -1, -2]
+    assert net.lane_width("1", -1, 10.0) == pytest.approx(3.5)
+
+
+def test_locate_on_off_and_near_road(net):
+    m = net.locate(40.0, -4.0, h=0.1)
+    assert (m.road, m.lane) == ("1", -2) and m.s == pytest.approx(40.0) and m.t == pytest.approx(-4.0)
+    assert m.offset == pytest.approx(1.25) and m.heading_diff == pytest.approx(0.1) and m.on_road
+    wrong_way = net.locate(40.0, 1.0, h=0.0)
+    assert wrong_way.lane == 1 and abs(wrong_way.heading_diff) == pytest.approx(math.pi)
+    near = net.locate(40.0, -9.0)
+    assert near is not None and not near.on_road and near.lane == -2
+    assert net.locate(40.0, -30.0) is None
+    inside = net.locate(105.0, -1.0)
+    assert inside.road == "5" and inside.junction == "9"
+
+
+def test_locate_many_agrees_with_locate(net):
+    rng = np.random.default_rng(0)
+    xy = np.column_stack([rng.uniform(-5, 215, 300), rng.uniform(-12, 12, 300)])
+    many = net.locate_many(xy)
+    for (x, y), m in zip(xy, many):
+        one = net.locate(x, y)
+        assert (one is None) == (m is None)
+        if m is not None:
+            assert (m.road, m.lane) == (one.road, one.lane) and m.s == pytest.approx(one.s)
+    hits = [m for m in many if m is not None and m.on_road]
+    assert all(abs(m.t) <= 7.0 + 1e-6 for m in hits) and len(hits) > 100
+
+
+def test_neighbours_and_mark_permissions(net):
+    nb = net.neighbours("1", -1, 50.0)
+    (left, lmark), (right, rmark) = nb["left"], nb["right"]
+    assert left == 1 and lmark.type == "solid" and lmark.color == "yellow"
+    assert right == -2 and rmark.type == "broken"
+    assert net.lane_change_allowed("1", -1, 50.0, "right") and not net.lane_change_allowed("1", -1, 50.0, "left")
+    # lane 1 runs against s: its right is the outer lane 2
+    assert net.neighbours("1", 1, 50.0)["right"][0] == 2 and net.neighbours("1", 1, 50.0)["left"][0] == -1
+    edge, emark = net.neighbours("1", -2, 50.0)["right"]
+    assert edge is None and emark.type == "solid"
+    assert rmark.crossing_allowed(True) and rmark.crossing_allowed(False)
+    assert not lmark.crossing_allowed(True) and not lmark.crossing_allowed(False)
+
+
+def test_double_line_permits_crossing_from_the_broken_side():
+    data = two_lane_junction().replace(b'type="solid" color="yellow"', b'type="solid broken" color="yellow"', 1)
+    n = RoadNetwork(data, "double.xodr")
+    # first word = the +t side: lane -1 (right of the centre, sees the broken line) may cross, lane 1 may not
+    assert n.lane_change_allowed("1", -1, 50.0, "left") and not n.lane_change_allowed("1", 1, 50.0, "left")
+
+
+def test_successors_predecessors_through_the_junction(net):
+    assert net.successors("1", -1) == [("5", -1)]
+    assert net.successors("5", -2) == [("2", -2)]
+    assert net.successors("2", 1) == [("5", 1)] and net.successors("5", 1) == [("1", 1)]
+    assert net.predecessors("2", -1) == [("5", -1)]
+    assert net.successors("2", -1) == []
+
+
+def test_route_through_junction_with_lane_change(net):
+    r = net.route(("1", -1, 10.0), ("2", -2, 50.0))
+    assert [(g.road, g.lane) for g in r][-2:] == [("5", -2), ("2", -2)]
+    assert r[0].s_start == pytest.approx(10.0) and r[-1].s_end == pytest.approx(50.0)
+    total = sum(abs(g.s_end - g.s_start) for g in r)
+    assert total == pytest.approx(150.0)
+    back = net.route(("2", 1, 80.0), ("1", 1, 20.0))
+    assert [(g.road, g.lane) for g in back] == [("2", 1), ("5", 1), ("1", 1)]
+    assert back[0].s_end < back[0].s_start  # runs against s
+    # crossing the solid centre line is not a route
+    assert net.route(("1", -1, 10.0), ("1", 1, 5.0)) == []
+    pts = net.path(r, step=1.0)
+    assert pts.shape[1] == 4 and np.all(np.hypot(*np.diff(pts[:, :2], axis=0).T) < 1.01)
+    assert pts[-1, 0] == pytest.approx(160.0) and pts[-1, 1] == pytest.approx(-5.25)
+
+
+def test_speed_limits_signals_and_objects(net):
+    assert net.speed_limit("1", -1, 50.0) == pytest.approx(30 / 3.6)  # lane record
+    assert net.speed_limit("1", -2, 50.0) == pytest.approx(50 / 3.6)  # road type speed
+    sig = net.signals_for("1", -1, 50.0)
+    assert [(s.id, round(d, 3)) for s, d in sig] == [("s1", 40.0)]
+    assert net.signals_for("1", -2, 50.0) == []  # validity -1 only
+    assert net.signals_for("1", -1, 95.0) == []  # behind
+    back = net.signals_for("2", 1, 80.0, ahead=200.0)
+    assert [(s.id, round(d, 3)) for s, d in back] == [("s2", 170.0)]
+    (cw,) = net.objects
+    assert cw.type == "crosswalk" and len(cw.outline) == 4
+    xs, ys = zip(*cw.outline)
+    assert (min(xs), max(xs), min(ys), max(ys)) == pytest.approx((93.0, 97.0, -7.0, 0.0))
+
+
+def test_lane_polylines_follow_driving_direction(net):
+    c = net.lane_polyline("1", 1)
+    assert c[0, 0] == pytest.approx(100.0) and c[-1, 0] == pytest.approx(0.0) and np.allclose(c[:, 1], 1.75)
+    left = net.lane_polyline("1", -1, "left")
+    right = net.lane_polyline("1", -1, "right")
+    assert np.allclose(left[:, 1], 0.0) and np.allclose(right[:, 1], -3.5)
+
+
+def test_load_map_is_cached_by_content(tmp_path):
+    a, b = tmp_path / "a.xodr", tmp_path / "b.xodr"
+    a.write_bytes(two_lane_junction())
+    b.write_bytes(two_lane_junction())
+    assert load_map(a) is load_map(b)
+
+
+@pytest.mark.parametrize("bad,where", [
+    ('<arc/>', "curvature"),
+    ('<clothoid curvStart="0"/>', "unsupported geometry"),
+    ('<paramPoly3 pRange="bogus" aU="0" bU="1" cU="0" dU="0" aV="0" bV="0" cV="0" dV="0"/>', "pRange"),
+])
+def test_malformed_geometry_names_element_and_line(bad, where):
+    with pytest.raises(MapError, match=rf"bad\.xodr:\d+: <\w+>: .*{where}"):
+        RoadNetwork(geometry_road(bad, 10.0), "bad.xodr")
+
+
+def test_malformed_documents():
+    with pytest.raises(MapError, match="not well-formed"):
+        RoadNetwork(b"<OpenDRIVE><header></OpenDRIVE>", "x.xodr")
+    bad_link = two_lane_junction().replace(b'elementId="9"/>', b'elementId="77"/>', 1)
+    with pytest.raises(MapError, match="unknown junction '77'"):
+        RoadNetwork(bad_link, "x.xodr")
+    with pytest.raises(MapError, match="no lane 3"):
+        RoadNetwork(two_lane_junction(), "x.xodr").lane_to_world("1", 3, 10.0)
+
+
+def test_left_hand_traffic_flips_directions():
+    data = two_lane_junction().replace(b'junction="-1">', b'junction="-1" rule="LHT">').replace(
+        b'junction="9">', b'junction="9" rule="LHT">')
+    lht = RoadNetwork(data, "lht.xodr")
+    assert lht.driving_side == "left"
+    assert lht.lane_direction("1", 1) == 1 and lht.lane_direction("1", -1) == -1
+    assert lht.successors("1", 1) == [("5", 1)]
