@@ -1,0 +1,437 @@
+"""OpenSCENARIO actions: checked at load, started by events, stepped each tick until done."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from roadtest.errors import UnsupportedError
+from roadtest.sim.xosc.motion import LateralProfile, Path, place, shape_fn
+from roadtest.sim.xosc.positions import parse_position, resolve
+
+__all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]
+
+PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetAction", "LongitudinalDistanceAction",
+           "LateralDistanceAction", "AssignRouteAction", "FollowTrajectoryAction", "AcquirePositionAction",
+           "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
+           "SpeedProfileAction", "LightStateAction")
+GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
+          "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction")
+_WRAPPERS = {"PrivateAction", "GlobalAction", "LongitudinalAction", "LateralAction", "RoutingAction", "ControllerAction",
+             "EntityAction", "ParameterAction", "VariableAction", "InfrastructureAction", "TrafficSignalAction",
+             "AppearanceAction"}
+
+
+def _leaf(el: Any) -> tuple[Any, str]:
+    """The concrete action element under the wrappers, and its name (ParameterAction/SetAction -> ParameterSetAction)."""
+    parent_tag = ""
+    while el.tag in _WRAPPERS and len(el):
+        parent_tag = el.tag
+        el = el[0]
+    name = el.tag
+    if parent_tag in ("ParameterAction", "VariableAction") and name in ("SetAction", "ModifyAction"):
+        name = parent_tag.replace("Action", "") + name
+    if parent_tag == "EntityAction" and name in ("AddEntityAction", "DeleteEntityAction"):
+        pass
+    return el, name
+
+
+def _f(el: Any, k: str, d: float = 0.0) -> float:
+    v = el.get(k) if el is not None else None
+    return d if v in (None, "") else float(v)
+
+
+class RuntimeAction:
+    """One action on one actor (or a global action); `domains` say which motion it owns."""
+
+    domains: frozenset[str] = frozenset()
+
+    def __init__(self, el: Any, name: str, actor: str | None, eb: Any):
+        self.el, self.name, self.actor, self.eb = el, name, actor, eb
+        self.done = False
+        self.started_at = 0.0
+
+    def start(self, c: Any) -> None:
+        self.started_at = c.time
+        getattr(self, "_start_" + self.name)(c)
+
+    def step(self, c: Any, dt: float) -> None:
+        fn = getattr(self, "_step_" + self.name, None)
+        if fn is not None and not self.done:
+            fn(c, dt)
+
+    def stop(self, c: Any) -> None:
+        """Overridden by a newer action or stopped with its event."""
+        self.done = True
+        m = c.motions.get(self.actor) if self.actor else None
+        if m is not None:
+            if "lat" in self.domains and m.lat is getattr(self, "profile", None):
+                m.lat = None
+            if "path" in self.domains and m.path is getattr(self, "path", None):
+                m.path = None
+
+    # ------------------------------------------------------------------ instant actions
+    def _start_TeleportAction(self, c: Any) -> None:
+        place(c.entities[self.actor], c.motions[self.actor], resolve(self.pos, c.net, c.entities), c.net)
+        self.done = True
+
+    def _start_VisibilityAction(self, c: Any) -> None:
+        c.entities[self.actor].visible = self.el.get("graphics", "true").lower() == "true"
+        self.done = True
+
+    def _start_LightStateAction(self, c: Any) -> None:
+        lt = self.el.find("LightType")
+        kind = lt[0].get("vehicleLightType") or lt[0].get("userDefinedLightType") if lt is not None and len(lt) else "light"
+        st = self.el.find("LightState")
+        c.entities[self.actor].properties[f"light.{kind}"] = st.get("mode", "") if st is not None else ""
+        self.done = True
+
+    def _start_AssignControllerAction(self, c: Any) -> None:
+        c.assign_controller(self.actor, self.el.find("Controller"),
+                            self.el.get("activateLateral"), self.el.get("activateLongitudinal"))
+        self.done = True
+
+    def _start_ActivateControllerAction(self, c: Any) -> None:
+        c.activate_controller(self.actor, self.el.get("lateral"), self.el.get("longitudinal"))
+        self.done = True
+
+    def _start_AssignRouteAction(self, c: Any) -> None:
+        c.motions[self.actor].route = c.route_waypoints(self.el.find("Route"), self.actor)
+        self.done = True
+
+    def _start_AcquirePositionAction(self, c: Any) -> None:
+        r = resolve(self.pos, c.net, c.entities)
+        c.motions[self.actor].route = [(r.lane.road, r.lane.lane)] if r.lane is not None else []
+        self.done = True
+
+    def _start_EnvironmentAction(self, c: Any) -> None:
+        c.set_environment(self.el.find("Environment"))
+        self.done = True
+
+    def _start_AddEntityAction(self, c: Any) -> None:
+        e = c.entities[self.el.getparent().get("entityRef")]
+        e.active = True
+        place(e, c.motions[e.name], resolve(self.pos, c.net, c.entities), c.net)
+        self.done = True
+
+    def _start_DeleteEntityAction(self, c: Any) -> None:
+        c.entities[self.el.getparent().get("entityRef")].active = False
+        self.done = True
+
+    def _start_ParameterSetAction(self, c: Any) -> None:
+        c.set_param(self.el.getparent().get("parameterRef"), self.el.get("value"), "params")
+        self.done = True
+
+    def _start_VariableSetAction(self, c: Any) -> None:
+        c.set_param(self.el.getparent().get("variableRef"), self.el.get("value"), "variables")
+        self.done = True
+
+    def _modify(self, c: Any, ref: str, store: str) -> None:
+        rule = self.el.find("Rule")
+        op = rule[0] if rule is not None and len(rule) else None
+        cur = float(getattr(c, store).get(ref, 0.0))
+        v = _f(op, "value")
+        c.set_param(ref, cur + v if op is not None and op.tag == "AddValue" else cur * v, store)
+        self.done = True
+
+    def _start_ParameterModifyAction(self, c: Any) -> None:
+        self._modify(c, self.el.getparent().get("parameterRef"), "params")
+
+    def _start_VariableModifyAction(self, c: Any) -> None:
+        self._modify(c, self.el.getparent().get("variableRef"), "variables")
+
+    def _start_TrafficSignalStateAction(self, c: Any) -> None:
+        c.signals[self.el.get("name")] = self.el.get("state")
+        self.done = True
+
+    def _start_TrafficSignalControllerAction(self, c: Any) -> None:
+        c.set_controller_phase(self.el.get("trafficSignalControllerRef"), self.el.get("phase"))
+        self.done = True
+
+    # ------------------------------------------------------------------ longitudinal
+    def _target_speed(self, c: Any) -> float:
+        t = self.el.find("SpeedActionTarget")
+        a = t.find("AbsoluteTargetSpeed")
+        if a is not None:
+            return _f(a, "value")
+        r = t.find("RelativeTargetSpeed")
+        ref = c.entities[r.get("entityRef")].speed
+        v = _f(r, "value")
+        return ref + v if r.get("speedTargetValueType", "delta") == "delta" else ref * v
+
+    def _start_SpeedAction(self, c: Any) -> None:
+        e = c.entities[self.actor]
+        dyn = self.el.find("SpeedActionDynamics")
+        dyn = dyn if dyn is not None else self.el.find("TransitionDynamics")
+        self.shape = dyn.get("dynamicsShape", "step")
+        dim, val = dyn.get("dynamicsDimension", "time"), _f(dyn, "value")
+        self.v0, self.v1 = e.speed, self._target_speed(c)
+        rel = self.el.find("SpeedActionTarget/RelativeTargetSpeed")
+        self.continuous = rel is not None and rel.get("continuous", "false").lower() == "true"
+        dv = abs(self.v1 - self.v0)
+        val = abs(val)  # a rate is often written negative for braking
+        if self.shape == "step" or val <= 0:
+            self.T = 0.0
+        elif dim == "time":
+            self.T = val
+        elif dim == "rate":
+            k = {"linear": 1.0, "cubic": 1.5, "sinusoidal": math.pi / 2}.get(self.shape, 1.0)
+            self.T = k * dv / val
+        else:  # distance: the shapes are symmetric, so the mean speed is the midpoint
+            self.T = 2 * val / max(self.v0 + self.v1, 1e-6)
+        self.elapsed = 0.0
+
+    def _step_SpeedAction(self, c: Any, dt: float) -> None:
+        e = c.entities[self.actor]
+        if self.continuous:
+            self.v1 = self._target_speed(c)
+        self.elapsed += dt
+        if self.T <= 1e-9 or self.elapsed >= self.T - 1e-9:
+            e.speed = self.v1
+            self.done = not self.continuous
+            return
+        e.speed = self.v0 + (self.v1 - self.v0) * shape_fn(self.shape)(self.elapsed / self.T)
+
+    def _start_SpeedProfileAction(self, c: Any) -> None:
+        e = c.entities[self.actor]
+        self.entries = [(_f(x, "speed"), _f(x, "time")) for x in self.el.findall("SpeedProfileEntry")]
+        self.seg, self.seg_v0, self.elapsed = 0, e.speed, 0.0
+
+    def _step_SpeedProfileAction(self, c: Any, dt: float) -> None:
+        e = c.entities[self.actor]
+        self.elapsed += dt
+        while self.seg < len(self.entries):
+            v, T = self.entries[self.seg]
+            if self.elapsed < T - 1e-9:
+                e.speed = self.seg_v0 + (v - self.seg_v0) * self.elapsed / T
+                return
+            self.elapsed -= T
+            self.seg_v0 = e.speed = v
+            self.seg += 1
+        self.done = True
+
+    def _start_LongitudinalDistanceAction(self, c: Any) -> None:
+        dc = self.el.find("DynamicConstraints")
+        self.limits = (_f(dc, "maxAcceleration", math.inf), _f(dc, "maxDeceleration", math.inf),
+                       _f(dc, "maxSpeed", math.inf)) if dc is not None else None
+
+    def _step_LongitudinalDistanceAction(self, c: Any, dt: float) -> None:
+        from roadtest.sim.xosc.conditions import rel_distance
+
+        e, o = c.entities[self.actor], c.entities[self.el.get("entityRef")]
+        fs = self.el.get("freespace", "false").lower() == "true"
+        cs = self.el.get("coordinateSystem", "entity")
+        gap = rel_distance(c, o, e, "longitudinal", fs, cs)  # >0: e ahead of o
+        want = _f(self.el, "distance") if self.el.get("distance") else _f(self.el, "timeGap") * o.speed
+        if self.el.get("displacement", "trailingReferencedEntity") != "leadingReferencedEntity":
+            want, gap = -want, gap
+        err = gap - want  # >0: too far ahead (slow down); <0: too far behind (speed up)
+        if self.limits is None:
+            # no constraints: keep the gap exactly by matching speed and absorbing the error this tick
+            e.speed = max(0.0, o.speed - err / dt)
+        else:
+            acc, dec, vmax = self.limits
+            tgt = o.speed - 0.5 * err  # spring to the gap, damped by matching the lead's speed
+            dv = max(-dec * dt, min(acc * dt, tgt - e.speed))
+            e.speed = max(0.0, min(vmax, e.speed + dv))
+        if self.el.get("continuous", "false").lower() != "true" and abs(err) < 0.1:
+            self.done = True
+
+    def _start_SynchronizeAction(self, c: Any) -> None:
+        self.target = parse_position(self.el.find("TargetPosition"), c.file)
+        self.master = parse_position(self.el.find("TargetPositionMaster"), c.file)
+        self.mref = self.el.get("masterEntityRef")
+        fs = self.el.find("FinalSpeed")
+        self.final = None
+        if fs is not None:
+            a = fs.find("AbsoluteSpeed")
+            r = fs.find("RelativeSpeedToMaster")
+            self.final = ("abs", _f(a, "value")) if a is not None else ("rel", r)
+        self.p_self = resolve(self.target, c.net, c.entities)
+        self.p_master = resolve(self.master, c.net, c.entities)
+
+    def _step_SynchronizeAction(self, c: Any, dt: float) -> None:
+        e, m = c.entities[self.actor], c.entities[self.mref]
+        dm = c.distance_along(m, self.p_master)
+        ds = c.distance_along(e, self.p_self)
+        if dm <= max(m.speed * dt, 1e-3) or ds <= 0:
+            if self.final is not None:
+                kind, v = self.final
+                e.speed = v if kind == "abs" else (m.speed + _f(v, "value") if v.get("speedTargetValueType", "delta") == "delta" else m.speed * _f(v, "value"))
+            self.done = True
+            return
+        t_m = dm / max(m.speed, 1e-6)
+        if self.final is None:
+            e.speed = ds / t_m
+        else:
+            kind, v = self.final
+            vf = v if kind == "abs" else m.speed + _f(v, "value")
+            e.speed = max(0.0, 2 * ds / t_m - vf) if t_m > dt else vf
+
+    # ------------------------------------------------------------------ lateral
+    def _start_LaneChangeAction(self, c: Any) -> None:
+        e, m = c.entities[self.actor], c.motions[self.actor]
+        if m.road is None:
+            self.done = True
+            return
+        tgt = self.el.find("LaneChangeTarget")
+        rel, ab = tgt.find("RelativeTargetLane"), tgt.find("AbsoluteTargetLane")
+        net = c.net
+        if ab is not None:
+            lane = int(float(ab.get("value")))
+        else:
+            ref = c.entities[rel.get("entityRef")]
+            rl = ref.lane.lane if ref.lane is not None else m.lane
+            d = c.motions[ref.name].sdir if ref.lane is not None else m.sdir
+            v = int(float(rel.get("value")))
+            lane = rl + v * d
+            if lane * rl <= 0 and v:
+                lane += d if v > 0 else -d
+        dyn = self.el.find("LaneChangeActionDynamics")
+        cur_t = e.lane.t if e.lane is not None else 0.0
+        from roadtest.sim.xosc.positions import _lane_pose
+        centre = _lane_pose(net, m.road, lane, m.s, 0.0).lane.t
+        start = cur_t - centre
+        self.profile = LateralProfile(start, _f(self.el, "targetLaneOffset") * m.sdir, dyn.get("dynamicsShape", "step"),
+                                      dyn.get("dynamicsDimension", "time"), _f(dyn, "value"), from_lane=m.lane)
+        m.lane, m.offset, m.lat = lane, start, self.profile
+
+    def _step_LaneChangeAction(self, c: Any, dt: float) -> None:
+        if self.profile.done or c.motions[self.actor].lat is not self.profile:
+            self.done = True
+
+    def _start_LaneOffsetAction(self, c: Any) -> None:
+        m = c.motions[self.actor]
+        tgt = self.el.find("LaneOffsetTarget")
+        ab, rel = tgt.find("AbsoluteTargetLaneOffset"), tgt.find("RelativeTargetLaneOffset")
+        if ab is not None:
+            target = _f(ab, "value") * m.sdir
+        else:
+            target = c.motions[rel.get("entityRef")].offset + _f(rel, "value") * m.sdir
+        dyn = self.el.find("LaneOffsetActionDynamics")
+        shape, amax = dyn.get("dynamicsShape", "cubic"), _f(dyn, "maxLateralAcc", 0.0)
+        dist = abs(target - m.offset)
+        if amax <= 0 or shape == "step" or dist < 1e-9:
+            T = 0.0
+        elif shape == "sinusoidal":
+            T = math.pi * math.sqrt(dist / (2 * amax))
+        elif shape == "cubic":
+            T = math.sqrt(6 * dist / amax)
+        else:
+            T = math.sqrt(4 * dist / amax)
+        self.profile = LateralProfile(m.offset, target, shape, "time", T,
+                                      continuous=self.el.get("continuous", "false").lower() == "true")
+        m.lat = self.profile
+
+    def _step_LaneOffsetAction(self, c: Any, dt: float) -> None:
+        m = c.motions[self.actor]
+        if (self.profile.done and not self.profile.continuous) or (m.lat is not self.profile and not self.profile.continuous):
+            self.done = True
+
+    def _start_LateralDistanceAction(self, c: Any) -> None:
+        dc = self.el.find("DynamicConstraints")
+        self.max_lat_speed = _f(dc, "maxSpeed", math.inf) if dc is not None else math.inf
+
+    def _step_LateralDistanceAction(self, c: Any, dt: float) -> None:
+        from roadtest.sim.xosc.conditions import rel_distance
+
+        e, o, m = c.entities[self.actor], c.entities[self.el.get("entityRef")], c.motions[self.actor]
+        if m.road is None:
+            return
+        fs = self.el.get("freespace", "false").lower() == "true"
+        lat = rel_distance(c, o, e, "lateral", fs, self.el.get("coordinateSystem", "entity"))  # e left of o: >0
+        want = _f(self.el, "distance")
+        disp = self.el.get("displacement", "any")
+        side = 1.0 if disp == "leftToReferencedEntity" else -1.0 if disp == "rightToReferencedEntity" else (1.0 if lat >= 0 else -1.0)
+        err = side * want - lat  # move this much to the left
+        step = max(-self.max_lat_speed * dt, min(self.max_lat_speed * dt, err))
+        m.offset += step * m.sdir
+        if self.el.get("continuous", "false").lower() != "true" and abs(err) < 0.05:
+            self.done = True
+
+    # ------------------------------------------------------------------ trajectories
+    def _start_FollowTrajectoryAction(self, c: Any) -> None:
+        e, m = c.entities[self.actor], c.motions[self.actor]
+        traj = self.el.find("Trajectory")
+        if traj is None:
+            tr = self.el.find("TrajectoryRef")
+            traj = tr.find("Trajectory") if tr is not None else None
+        self.path = c.build_path(traj, self.el.find("TimeReference/Timing"), self.actor)
+        off = _f(self.el, "initialDistanceOffset")
+        self.path.s = off
+        m.path = self.path
+        m.path_done = self._path_done
+
+    def _path_done(self) -> None:
+        self.done = True
+
+    def _step_FollowTrajectoryAction(self, c: Any, dt: float) -> None:
+        if c.motions[self.actor].path is not self.path:
+            self.done = True
+
+
+def _check_private(el: Any, name: str, eb: Any) -> Any:
+    """Load-time checks; returns a parsed position for positional actions."""
+    if name in ("TeleportAction", "AcquirePositionAction"):
+        return parse_position(el.find("Position"), eb.file)
+    if name == "AddEntityAction":
+        return parse_position(el.find("Position"), eb.file)
+    if name == "FollowTrajectoryAction":
+        traj = el.find("Trajectory")
+        if traj is None and el.find("TrajectoryRef") is not None:
+            traj = el.find("TrajectoryRef/Trajectory")
+        if traj is None:
+            raise UnsupportedError("FollowTrajectoryAction", *eb.where(el), "no Trajectory")
+        shape = traj.find("Shape")
+        if shape is None or not len(shape) or shape[0].tag not in ("Polyline", "Clothoid", "ClothoidSpline"):
+            raise UnsupportedError(shape[0].tag if shape is not None and len(shape) else "Shape", *eb.where(traj))
+    if name == "SpeedAction":
+        t = el.find("SpeedActionTarget")
+        if t is None or (t.find("AbsoluteTargetSpeed") is None and t.find("RelativeTargetSpeed") is None):
+            raise eb.error(el, "SpeedAction.SpeedActionTarget", "expected AbsoluteTargetSpeed or RelativeTargetSpeed")
+    return None
+
+
+def make_action(action_xml: Any, actors: list[str], eb: Any) -> list[RuntimeAction]:
+    """Runtime actions for an <Action> (or an Init <PrivateAction>/<GlobalAction>), checked at load."""
+    inner = action_xml
+    if inner.tag == "Action":
+        kids = [k for k in inner if isinstance(k.tag, str)]
+        if not kids:
+            raise eb.error(inner, "Action", "empty action")
+        inner = kids[0]
+    if inner.tag in ("UserDefinedAction", "CustomCommandAction"):
+        raise UnsupportedError(inner.tag, *eb.where(inner))
+    leaf, name = _leaf(inner)
+    if inner.tag == "PrivateAction" or name in PRIVATE:
+        if name not in PRIVATE:
+            raise UnsupportedError(name, *eb.where(leaf))
+        pos = _check_private(leaf, name, eb)
+        out = []
+        for a in actors:
+            ra = RuntimeAction(leaf, name, a, eb)
+            ra.pos = pos
+            ra.domains = _domains(name, leaf)
+            out.append(ra)
+        return out
+    if name not in GLOBAL:
+        raise UnsupportedError(name, *eb.where(leaf))
+    ra = RuntimeAction(leaf, name, None, eb)
+    ra.pos = _check_private(leaf, name, eb)
+    if name in ("AddEntityAction", "DeleteEntityAction"):
+        ref = leaf.getparent().get("entityRef")
+        if ref not in eb.entity_names:
+            raise eb.error(leaf.getparent(), "EntityAction.entityRef", f"unknown entity {ref!r}")
+    return [ra]
+
+
+def _domains(name: str, el: Any) -> frozenset[str]:
+    if name in ("SpeedAction", "LongitudinalDistanceAction", "SynchronizeAction", "SpeedProfileAction"):
+        return frozenset({"long"})
+    if name in ("LaneChangeAction", "LaneOffsetAction", "LateralDistanceAction"):
+        return frozenset({"lat"})
+    if name == "FollowTrajectoryAction":
+        timed = el.find("TimeReference/Timing") is not None
+        return frozenset({"lat", "path", "long"} if timed else {"lat", "path"})
+    return frozenset()
+

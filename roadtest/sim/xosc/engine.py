@@ -1,0 +1,495 @@
+"""ScenarioEngine: one OpenSCENARIO run, stepped by the caller (the embedded simulator wraps it)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from roadtest.errors import Problem, ScenarioError, UnsupportedError
+from roadtest.sim.api import Environment, Event, LanePos
+from roadtest.sim.xosc import conditions as C
+from roadtest.sim.xosc.actions import RuntimeAction, make_action
+from roadtest.sim.xosc.entities import EntityState, build_entity
+from roadtest.sim.xosc.motion import LaneCache, Motion, Path as TrajPath, advance
+from roadtest.sim.xosc.parser import load_scenario, where
+from roadtest.sim.xosc.positions import PositionSpec, Resolved, parse_position, resolve, wrap
+from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY, Element, build_tree
+
+__all__ = ["EntityState", "ScenarioEngine"]
+
+_STATIC = ("WorldPosition", "LanePosition", "RoadPosition")
+
+
+class ScenarioEngine:
+    """Parses a scenario, loads its map, and plays its storyboard tick by tick."""
+
+    def __init__(self, xosc_path: str | Path, *, seed: int = 0, tick: float = 0.05,
+                 params: dict[str, Any] | None = None):
+        self.path = Path(xosc_path)
+        self.file = str(self.path)
+        self.seed, self.tick = seed, tick
+        self.sc = load_scenario(self.path, params)
+        self.params = self.sc.params
+        self.variables: dict[str, Any] = {}
+        for d in self.sc.root.findall("VariableDeclarations/VariableDeclaration"):
+            self.variables[d.get("name")] = d.get("value")
+        self.network = self._load_map()
+        self.entities: dict[str, EntityState] = {}
+        self.controllers: dict[str, dict] = {}
+        for so in self.sc.entities:
+            e, ctrl = build_entity(so, self)
+            if e.name in self.entities:
+                raise self.error(so, "ScenarioObject.name", f"duplicate entity name {e.name!r}")
+            self.entities[e.name] = e
+            if ctrl is not None:
+                self.controllers[e.name] = {"xml": ctrl, "lat": False, "long": False}
+        self.entity_names = list(self.entities)
+        self.motions = {n: Motion() for n in self.entities}
+        self._lanes = LaneCache(self.network) if self.network is not None else None
+        self.environment = Environment()
+        self.signals: dict[str, str] = {}
+        self._tsc = self._build_signal_controllers()
+        self._pos_cache: dict[int, Resolved] = {}
+        sb = self.sc.storyboard
+        self.stories = build_tree(sb, lambda tx: C.build_trigger(tx, self), self._int_attr)
+        self.elements = [el for s in self.stories for el in s.walk()]
+        self._by_name: dict[str, list[Element]] = {}
+        for el in self.elements:
+            self._by_name.setdefault(el.name, []).append(el)
+        for el in self.elements:
+            if el.kind == "action":
+                ev = el.parent
+                actors = self._actors(ev.parent.parent)
+                el.runtime_proto = el.xml  # built again at each start (events may run more than once)
+                make_action(el.xml, actors, self)  # load-time check: unsupported elements are refused now
+        st = sb.find("StopTrigger")
+        self.stop_trigger = C.build_trigger(st, self) if st is not None and len(st) else None
+        self._init_actions = self._build_init(sb.find("Init/Actions"))
+        self.running: list[tuple[Element | None, RuntimeAction]] = []
+        self.time = 0.0
+        self.snap: dict[str, EntityState] = {}
+        self.events: list[Event] = []
+        self.finished = False
+        self.end_reason = ""
+        self._started = False
+
+    @property
+    def net(self) -> Any:
+        return self.network
+
+    # ------------------------------------------------------------------ load helpers
+    def where(self, el: Any) -> tuple[str, int]:
+        return where(el, self.file)
+
+    def error(self, el: Any, field_name: str, message: str) -> ScenarioError:
+        f, line = self.where(el)
+        return ScenarioError(Problem(f, line, 0, field_name, message))
+
+    def position(self, el: Any) -> PositionSpec:
+        return parse_position(el, self.file)
+
+    @staticmethod
+    def _int_attr(el: Any, name: str, default: int) -> int:
+        v = el.get(name)
+        return default if v in (None, "") else int(float(v))
+
+    def _load_map(self) -> Any:
+        lf = self.sc.logic_file
+        if lf is None:
+            return None
+        if not lf.exists():
+            logic = self.sc.root.find("RoadNetwork/LogicFile")
+            raise self.error(logic, "LogicFile.filepath", f"OpenDRIVE file not found: {lf}")
+        from roadtest.sim.road import load_map
+
+        return load_map(lf)
+
+    def _actors(self, group: Element) -> list[str]:
+        out = []
+        for r in group.xml.findall("Actors/EntityRef"):
+            n = r.get("entityRef")
+            if n not in self.entities:
+                raise self.error(r, "Actors.EntityRef.entityRef", f"unknown entity {n!r} (known: {', '.join(self.entities)})")
+            out.append(n)
+        return out
+
+    def _build_init(self, actions: Any) -> list[RuntimeAction]:
+        out: list[RuntimeAction] = []
+        if actions is None:
+            return out
+        for a in actions:
+            if not isinstance(a.tag, str):
+                continue
+            if a.tag == "Private":
+                n = a.get("entityRef")
+                if n not in self.entities:
+                    raise self.error(a, "Private.entityRef", f"unknown entity {n!r}")
+                for pa in a.findall("PrivateAction"):
+                    out += make_action(pa, [n], self)
+            elif a.tag == "GlobalAction":
+                out += make_action(a, [], self)
+            else:
+                raise UnsupportedError(a.tag, *self.where(a))
+        return out
+
+    def _build_signal_controllers(self) -> dict[str, dict]:
+        out = {}
+        for c in self.sc.traffic_signal_controllers:
+            phases = [(p.get("name", ""), float(p.get("duration", "0") or 0),
+                       [(s.get("trafficSignalId"), s.get("state")) for s in p.findall("TrafficSignalState")])
+                      for p in c.findall("Phase")]
+            out[c.get("name", "")] = {"phases": phases, "delay": float(c.get("delay", "0") or 0), "index": -1, "t0": 0.0}
+        return out
+
+    # ------------------------------------------------------------------ run
+    def init(self) -> None:
+        """Run the Init actions: positions, speeds, environment, controllers."""
+        for ra in self._init_actions:
+            ra.start(self)
+            ra.step(self, 0.0)
+            if not ra.done:
+                self._override(ra)
+                self.running.append((None, ra))
+        self._update_signals(0.0)
+        self._started = False
+
+    def controlled_externally(self, name: str) -> bool:
+        """True when a controller handed this entity to an external driver (an agent)."""
+        c = self.controllers.get(name)
+        return bool(c and (c["lat"] or c["long"]) and not c.get("default"))
+
+    def step(self, time: float, external: Iterable[str] = frozenset(), events: Iterable[Event] = ()) -> None:
+        """One tick: triggers on the snapshot at `time`, storyboard transitions, then motion for one tick."""
+        if self.finished:
+            return
+        self.time = time
+        self.events = list(events)
+        self.snap = {n: copy.copy(e) for n, e in self.entities.items()}
+        if not self._started:
+            self._started = True
+            for s in self.stories:
+                s.start(time)
+        if self.stop_trigger is not None and self.stop_trigger.evaluate(self):
+            self.finished, self.end_reason = True, "storyboard stop trigger"
+            for s in self.stories:
+                s.stop(time, self._on_done)
+            return
+        for act in (e for e in self.elements if e.kind == "act"):
+            if act.state == STANDBY and act.parent.state == RUNNING and act.start_trigger is not None:
+                if act.start_trigger.evaluate(self):
+                    act.start(time)
+            elif act.state == RUNNING and act.stop_trigger is not None and act.stop_trigger.evaluate(self):
+                act.stop(time, self._on_done)
+        for ev in [e for e in self.elements if e.kind == "event"]:
+            if ev.state == STANDBY and ev.parent.state == RUNNING:
+                if ev.start_trigger is None or ev.start_trigger.evaluate(self):
+                    self._start_event(ev)
+        self._update_signals(time + self.tick)
+        for _, ra in list(self.running):
+            if not ra.done:
+                ra.step(self, self.tick)
+        ext = set(external)
+        for n, e in self.entities.items():
+            if not e.active or n in ext:
+                continue
+            v0 = self.snap[n].speed
+            advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
+            e.accel = (e.speed - v0) / self.tick
+            e.yaw_rate = wrap(e.h - self.snap[n].h) / self.tick
+        for ra in [ra for _, ra in self.running if not ra.done]:
+            if ra.actor and ra.actor not in self.entities:
+                ra.done = True
+        self._complete_actions(time)
+        if self.stop_trigger is None and self.stories and all(s.state == COMPLETE for s in self.stories):
+            self.finished, self.end_reason = True, "all acts complete"
+
+    def _start_event(self, ev: Element) -> None:
+        siblings = [x for x in ev.parent.children if x is not ev and x.state == RUNNING]
+        if ev.priority in ("overwrite", "override"):
+            for x in siblings:
+                x.stop(self.time, self._on_done)
+        elif ev.priority == "skip" and siblings:
+            ev.skip(self.time)
+            return
+        ev.start(self.time)
+        actors = self._actors(ev.parent.parent)
+        for a in ev.children:
+            a.state = STANDBY
+            a.start(self.time)
+            a.runtime = make_action(a.xml, actors, self)
+            for ra in a.runtime:
+                ra.start(self)
+                self._override(ra)
+                self.running.append((a, ra))
+
+    def _override(self, ra: RuntimeAction) -> None:
+        """A new action on an entity ends the running ones that control the same motion domain."""
+        if not ra.actor or not ra.domains:
+            return
+        for _, old in self.running:
+            if old is not ra and not old.done and old.actor == ra.actor and old.domains & ra.domains:
+                old.stop(self)
+
+    def _on_done(self, el: Element) -> None:
+        if el.kind == "action":
+            for ra in el.runtime:
+                if not ra.done:
+                    ra.stop(self)
+
+    def _complete_actions(self, time: float) -> None:
+        still = []
+        for el, ra in self.running:
+            if el is None:
+                if not ra.done:
+                    still.append((el, ra))
+                continue
+            if el.state != RUNNING:
+                continue
+            if all(r.done for r in el.runtime):
+                el.end(time, self._on_done)
+            else:
+                still.append((el, ra))
+        self.running = still
+
+    # ------------------------------------------------------------------ context for conditions and actions
+    def element(self, name: str, etype: str | None) -> Element | None:
+        cands = self._by_name.get(name)
+        if not cands and "::" in name:
+            cands = [e for e in self.elements if e.path().endswith(name)]
+        if not cands:
+            return None
+        if etype:
+            typed = [c for c in cands if c.kind.lower() == etype.lower()]
+            cands = typed or cands
+        return cands[0]
+
+    def time_of_day(self) -> datetime:
+        return datetime.fromisoformat(self.environment.time_of_day[:19]) + timedelta(seconds=self.time)
+
+    def controller_phase(self, name: str) -> str | None:
+        c = self._tsc.get(name)
+        if not c or c["index"] < 0:
+            return None
+        return c["phases"][c["index"]][0]
+
+    def set_controller_phase(self, name: str, phase: str) -> None:
+        c = self._tsc.get(name)
+        if c is None:
+            return
+        for i, p in enumerate(c["phases"]):
+            if p[0] == phase:
+                c["index"], c["t0"] = i, self.time
+                for sid, st in p[2]:
+                    self.signals[sid] = st
+
+    def _update_signals(self, t: float) -> None:
+        for c in self._tsc.values():
+            phases = c["phases"]
+            if not phases or t < c["delay"] - 1e-9:
+                continue
+            if c["index"] < 0:
+                c["index"], c["t0"] = 0, c["delay"]
+            else:
+                while t - c["t0"] >= phases[c["index"]][1] - 1e-9 and phases[c["index"]][1] > 0:
+                    c["t0"] += phases[c["index"]][1]
+                    c["index"] = (c["index"] + 1) % len(phases)
+            for sid, st in phases[c["index"]][2]:
+                self.signals[sid] = st
+
+    def standstill_time(self, n: str) -> float:
+        return self.motions[n].standstill
+
+    def odometer(self, n: str) -> float:
+        return self.motions[n].odometer
+
+    def end_of_road_time(self, n: str) -> float:
+        return self.motions[n].end_of_road
+
+    def offroad_time(self, n: str) -> float:
+        return self.motions[n].offroad
+
+    def collides(self, n: str, target: str | None, otype: str | None) -> bool:
+        for ev in self.events:
+            if ev.kind == "collision" and n in (ev.actor, ev.other):
+                other = ev.other if ev.actor == n else ev.actor
+                if target is None and otype is None or other == target or (otype and self._type_of(other) == otype):
+                    return True
+        me = self.snap[n]
+        for o in self.snap.values():
+            if o.name == n or not o.active:
+                continue
+            if (target is not None and o.name != target) or (otype and self._type_of(o.name) != otype):
+                continue
+            if C.boxes_overlap(me, o):
+                return True
+        return False
+
+    def _type_of(self, n: str) -> str:
+        cat = self.entities[n].category if n in self.entities else ""
+        return "pedestrian" if cat == "pedestrian" else "miscellaneous" if cat == "misc" else "vehicle"
+
+    def resolve_position(self, spec: PositionSpec, e: Any = None) -> Resolved:
+        if spec.kind in _STATIC:
+            r = self._pos_cache.get(id(spec))
+            if r is None:
+                r = self._pos_cache[id(spec)] = resolve(spec, self.network, self.snap or self.entities)
+            return r
+        return resolve(spec, self.network, self.snap or self.entities)
+
+    def _pseudo(self, r: Resolved) -> EntityState:
+        return EntityState(name="", category="misc", role="scenario", length=0.0, width=0.0, height=0.0,
+                           x=r.x, y=r.y, z=r.z, h=r.h, lane=r.lane)
+
+    def distance_to_position(self, e: Any, r: Resolved, dtype: str, fs: bool, cs: str) -> float:
+        return abs(C.rel_distance(self, e, self._pseudo(r), dtype, fs, cs))
+
+    def road_delta(self, a: Any, b: Any) -> tuple[float, float] | None:
+        """(ds, dt) from a to b in a's driving direction, when both are on the same road."""
+        if self.network is None or a.lane is None or b.lane is None or a.lane.road != b.lane.road:
+            return None
+        d = self.network.lane_direction(a.lane.road, a.lane.lane) if a.lane.lane else 1
+        return (b.lane.s - a.lane.s) * d, (b.lane.t - a.lane.t) * d
+
+    def distance_along(self, e: Any, r: Resolved) -> float:
+        """Distance still to go from e to a position (along the road when both are on the same one)."""
+        if e.lane is not None and r.lane is not None and e.lane.road == r.lane.road and self.network is not None:
+            d = self.network.lane_direction(e.lane.road, e.lane.lane) if e.lane.lane else 1
+            return (r.lane.s - e.lane.s) * d
+        dx, dy = r.x - e.x, r.y - e.y
+        return dx * math.cos(e.h) + dy * math.sin(e.h)
+
+    def set_param(self, name: str, value: Any, store: str) -> None:
+        if store == "params":
+            owner = self.params.owner(name)
+            (owner if owner is not None else self.params)[name] = value
+        else:
+            self.variables[name] = value
+
+    def assign_controller(self, n: str, ctrl: Any, lat: str | None, lon: str | None) -> None:
+        c = self.controllers.setdefault(n, {"xml": ctrl, "lat": False, "long": False})
+        c["xml"] = ctrl
+        c["default"] = _is_default(ctrl)
+        if lat is not None:
+            c["lat"] = lat.lower() == "true"
+        if lon is not None:
+            c["long"] = lon.lower() == "true"
+
+    def activate_controller(self, n: str, lat: str | None, lon: str | None) -> None:
+        c = self.controllers.get(n)
+        if c is None:
+            return  # activating the default controller
+        c["default"] = _is_default(c["xml"])
+        c["lat"] = True if lat is None else lat.lower() == "true"
+        c["long"] = True if lon is None else lon.lower() == "true"
+
+    def route_waypoints(self, route: Any, actor: str) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        if route is None:
+            return out
+        for w in route.findall("Waypoint"):
+            r = resolve(parse_position(w.find("Position"), self.file), self.network, self.entities)
+            if r.lane is not None:
+                out.append((r.lane.road, r.lane.lane))
+        cur = self.motions[actor].road
+        while out and out[0][0] == cur:
+            out.pop(0)
+        return out
+
+    def set_environment(self, env: Any) -> None:
+        if env is None:
+            return
+        kw: dict[str, Any] = {}
+        tod = env.find("TimeOfDay")
+        if tod is not None and tod.get("dateTime"):
+            kw["time_of_day"] = tod.get("dateTime")[:19]
+        w = env.find("Weather")
+        if w is not None:
+            if w.get("fractionalCloudCover"):
+                kw["cloudiness"] = int(w.get("fractionalCloudCover").replace("oktas", "") or 0) / 8
+            elif w.get("cloudState"):
+                kw["cloudiness"] = {"free": 0.0, "cloudy": 0.5, "overcast": 0.9, "rainy": 0.9}.get(w.get("cloudState"), 0.3)
+            p = w.find("Precipitation")
+            if p is not None:
+                kw["precipitation"] = p.get("precipitationType", "dry")
+                kw["precipitation_intensity"] = float(p.get("intensity", p.get("precipitationIntensity", "0")) or 0)
+            fog = w.find("Fog")
+            if fog is not None:
+                kw["fog_visual_range"] = float(fog.get("visualRange", "100000"))
+            sun = w.find("Sun")
+            if sun is not None:
+                kw["sun_elevation"] = float(sun.get("elevation", "1.0"))
+                kw["sun_azimuth"] = float(sun.get("azimuth", "0"))
+        rc = env.find("RoadCondition")
+        if rc is not None:
+            kw["friction"] = float(rc.get("frictionScaleFactor", "1.0"))
+        self.environment = replace(self.environment, **kw)
+
+    def build_path(self, traj: Any, timing: Any, actor: str) -> TrajPath:
+        """A Trajectory's shape as a dense polyline, with vertex times when a Timing is given."""
+        shape = traj.find("Shape")[0]
+        e = self.entities[actor]
+        xs, ys, zs, hs, ts = [], [], [], [], []
+        if shape.tag == "Polyline":
+            for v in shape.findall("Vertex"):
+                r = resolve(parse_position(v.find("Position"), self.file), self.network, self.entities)
+                xs.append(r.x), ys.append(r.y), zs.append(r.z), hs.append(r.h)
+                ts.append(float(v.get("time"))) if v.get("time") not in (None, "") else None
+        else:
+            segs = []
+            if shape.tag == "Clothoid":
+                k0 = float(shape.get("curvature", "0"))
+                kd = float(shape.get("curvaturePrime", shape.get("curvatureDot", "0")) or 0)
+                length = float(shape.get("length"))
+                pos = shape.find("Position")
+                segs.append((k0, k0 + kd * length, length, 0.0, pos))
+                t_end = shape.get("stopTime")
+            else:
+                for sg in shape.findall("ClothoidSplineSegment"):
+                    segs.append((float(sg.get("curvatureStart", "0")), float(sg.get("curvatureEnd", "0")),
+                                 float(sg.get("length")), float(sg.get("hOffset", "0") or 0), sg.find("PositionStart")))
+                t_end = shape.get("timeEnd")
+            if segs and segs[0][4] is not None:
+                r = resolve(parse_position(segs[0][4] if segs[0][4].tag == "Position" else segs[0][4], self.file),
+                            self.network, self.entities)
+                x, y, z, h = r.x, r.y, r.z, r.h
+            else:
+                x, y, z, h = e.x, e.y, e.z, e.h
+            xs, ys, zs, hs = [x], [y], [z], [h]
+            for k0, k1, length, hoff, _ in segs:
+                h += hoff
+                n = max(2, int(length / 0.25))
+                ds = length / n
+                for i in range(n):
+                    k = k0 + (k1 - k0) * (i + 0.5) / n
+                    hm = h + k * ds / 2
+                    x += ds * math.cos(hm)
+                    y += ds * math.sin(hm)
+                    h += k * ds
+                    xs.append(x), ys.append(y), zs.append(z), hs.append(h)
+            if t_end not in (None, ""):
+                ts = []
+        xy = np.column_stack([xs, ys]) if xs else np.array([[e.x, e.y]])
+        times = None
+        if timing is not None and ts and len(ts) == len(xs):
+            scale, offset = float(timing.get("scale", "1") or 1), float(timing.get("offset", "0") or 0)
+            base = self.time if timing.get("domainAbsoluteRelative", "absolute") == "relative" else 0.0
+            times = np.array(ts) * scale + offset + base
+        return TrajPath(xy, np.array(zs or [e.z]), np.array(hs) if hs else None, times)
+
+
+def _is_default(ctrl: Any) -> bool:
+    if ctrl is None:
+        return True
+    for p in ctrl.findall("Properties/Property"):
+        if p.get("name") in ("esminiController", "controllerType") and p.get("value") in ("DefaultController",):
+            return True
+    return False
+
+
+_ = (field, dataclass, LanePos)

@@ -1,0 +1,286 @@
+"""Default controller: follow the lane at the commanded speed, lateral profiles, trajectories, road ends."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from roadtest.sim.api import LanePos
+from roadtest.sim.xosc.positions import Resolved, locate, wrap
+
+__all__ = ["shape_fn", "Motion", "LateralProfile", "Path", "LaneCache", "place", "advance"]
+
+
+def shape_fn(shape: str) -> Callable[[float], float]:
+    """Normalised transition shape f(p), p and f in [0, 1]."""
+    if shape == "step":
+        return lambda p: 1.0
+    if shape == "linear":
+        return lambda p: min(max(p, 0.0), 1.0)
+    if shape == "cubic":
+        return lambda p: (lambda q: 3 * q * q - 2 * q ** 3)(min(max(p, 0.0), 1.0))
+    if shape == "sinusoidal":
+        return lambda p: (1 - math.cos(math.pi * min(max(p, 0.0), 1.0))) / 2
+    raise ValueError(shape)
+
+
+@dataclass
+class LateralProfile:
+    """A lateral move from offset `start` to `target` (driving frame, relative to the lane the entity is kept in)."""
+
+    start: float
+    target: float
+    shape: str
+    dimension: str  # time | distance | rate
+    value: float
+    from_lane: int | None = None
+    elapsed: float = 0.0
+    travelled: float = 0.0
+    done: bool = False
+    continuous: bool = False
+
+    def duration_like(self) -> tuple[float, float]:
+        """(progress so far, total) in the profile's own dimension."""
+        if self.dimension == "distance":
+            return self.travelled, self.value
+        if self.dimension == "rate":
+            return self.elapsed, abs(self.target - self.start) / max(self.value, 1e-9)
+        return self.elapsed, self.value
+
+    def offset(self) -> float:
+        done, total = self.duration_like()
+        if total <= 1e-9 or self.shape == "step":
+            self.done = True
+            return self.target
+        p = done / total
+        if p >= 1.0 - 1e-9:
+            self.done = True
+        return self.start + (self.target - self.start) * shape_fn(self.shape)(p)
+
+
+@dataclass
+class Path:
+    """A polyline to follow: cumulative length, optional vertex times, optional vertex headings."""
+
+    xy: np.ndarray  # N x 2
+    z: np.ndarray
+    h: np.ndarray | None
+    times: np.ndarray | None  # simulation times at the vertices when timed
+    cum: np.ndarray = field(init=False)
+    s: float = 0.0
+
+    def __post_init__(self) -> None:
+        d = np.hypot(*np.diff(self.xy, axis=0).T) if len(self.xy) > 1 else np.zeros(0)
+        self.cum = np.concatenate([[0.0], np.cumsum(d)])
+
+    @property
+    def length(self) -> float:
+        return float(self.cum[-1])
+
+    def pose(self, s: float) -> tuple[float, float, float, float]:
+        s = min(max(s, 0.0), self.length)
+        i = int(np.searchsorted(self.cum, s, side="right") - 1)
+        i = min(max(i, 0), len(self.xy) - 2) if len(self.xy) > 1 else 0
+        if len(self.xy) < 2:
+            x, y = self.xy[0]
+            return float(x), float(y), float(self.z[0]), float(self.h[0]) if self.h is not None else 0.0
+        seg = self.cum[i + 1] - self.cum[i]
+        u = 0.0 if seg <= 1e-12 else (s - self.cum[i]) / seg
+        x, y = self.xy[i] + u * (self.xy[i + 1] - self.xy[i])
+        z = self.z[i] + u * (self.z[i + 1] - self.z[i])
+        dx, dy = self.xy[i + 1] - self.xy[i]
+        h = math.atan2(dy, dx) if seg > 1e-12 else (float(self.h[i]) if self.h is not None else 0.0)
+        return float(x), float(y), float(z), h
+
+    def s_at_time(self, t: float) -> float:
+        return float(np.interp(t, self.times, self.cum))
+
+
+@dataclass
+class Motion:
+    """Where an entity is on the lane graph and which motions are active on it."""
+
+    road: str | None = None
+    lane: int = 0
+    s: float = 0.0
+    offset: float = 0.0  # m from the lane centre, left positive in the road frame
+    sdir: int = 1  # +1 moving with increasing s, -1 against (from the heading, not the lane's direction)
+    lat: LateralProfile | None = None
+    path: Path | None = None
+    path_done: Callable[[], None] | None = None
+    route: list[tuple[str, int]] = field(default_factory=list)  # waypoints' (road, lane), in order
+    odometer: float = 0.0
+    standstill: float = 0.0
+    end_of_road: float = 0.0
+    offroad: float = 0.0
+
+
+def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
+    """Put an entity at a resolved pose (teleport); it moves along s the way its heading points."""
+    e.x, e.y, e.z, e.h = r.x, r.y, r.z, r.h
+    if r.lane is not None and r.lane.lane != 0 and net is not None:
+        m.road, m.lane, m.s, m.offset = r.lane.road, r.lane.lane, r.lane.s, r.lane_offset
+        ref = net.road_to_world(r.lane.road, r.lane.s, 0.0)
+        m.sdir = 1 if math.cos(wrap(r.h - ref.h)) >= 0 else -1
+        e.lane = r.lane
+    else:
+        m.road = None
+        e.lane = r.lane
+    m.lat = None
+
+
+def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
+    """The successor on the route when there is one, else the straightest."""
+    for w_road, _ in m.route:
+        for o in options:
+            if o[0] == w_road:
+                return o
+    if m.route and len(options) > 1:
+        goal = m.route[0]
+        best, cost = None, math.inf
+        for o in options:
+            try:
+                segs = net.route((o[0], o[1], 0.0), (goal[0], goal[1], 0.0))
+            except Exception:  # no path from this option
+                continue
+            c = sum(abs(sg.s_end - sg.s_start) for sg in segs) if segs else math.inf
+            if c < cost:
+                best, cost = o, c
+        if best is not None:
+            return best
+    best, dev = options[0], math.inf
+    for o in options:
+        d = net.lane_direction(*o)
+        s0 = 0.0 if d > 0 else net.road_length(o[0])
+        s1 = min(5.0, net.road_length(o[0])) if d > 0 else max(net.road_length(o[0]) - 5.0, 0.0)
+        p = net.lane_to_world(o[0], o[1], s1)
+        dv = abs(wrap(p.h - heading)) + 0.0 * s0
+        if dv < dev:
+            best, dev = o, dv
+    return best
+
+
+def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
+    """Move an entity under the default controller for dt seconds at e.speed."""
+    cache = cache or LaneCache(net)
+    step = e.speed * dt
+    m.odometer += abs(step)
+    m.standstill = m.standstill + dt if abs(e.speed) < 1e-4 else 0.0
+    if m.path is not None:
+        p = m.path
+        p.s = p.s_at_time(time) if p.times is not None else p.s + step
+        x, y, z, h = p.pose(p.s)
+        if p.times is not None and dt > 0:
+            e.speed = math.hypot(x - e.x, y - e.y) / dt
+        e.x, e.y, e.z, e.h = x, y, z, h
+        if p.s >= p.length - 1e-6 or (p.times is not None and time >= p.times[-1] - 1e-9):
+            m.path = None
+            r = locate(net, e.x, e.y, e.z, e.h)
+            if r.lane is not None and r.lane.lane:
+                place(e, m, r, net)
+            if m.path_done:
+                m.path_done()
+        else:
+            r = locate(net, x, y, z, h) if net is not None else None
+            e.lane = r.lane if r else None
+        return
+    if m.road is None or net is None:
+        e.x += step * math.cos(e.h)
+        e.y += step * math.sin(e.h)
+        m.offroad += dt
+        return
+    s = m.s + step * m.sdir
+    length = net.road_length(m.road)
+    hit_end = False
+    while s > length + 1e-9 or s < -1e-9:
+        over = s - length if s > length else -s
+        forward = m.sdir == net.lane_direction(m.road, m.lane)
+        opts = net.successors(m.road, m.lane) if forward else net.predecessors(m.road, m.lane)
+        if not opts:
+            s = min(max(s, 0.0), length)
+            hit_end = True
+            break
+        nroad, nlane = _choose_successor(net, m, opts, e.h)
+        if m.route and m.route[0][0] == nroad:
+            m.route.pop(0)
+        nd = net.lane_direction(nroad, nlane) * (1 if forward else -1)
+        m.offset *= m.sdir * nd
+        if m.lat is not None:
+            m.lat.start *= m.sdir * nd
+            m.lat.target *= m.sdir * nd
+        m.road, m.lane, m.sdir = nroad, nlane, nd
+        length = net.road_length(nroad)
+        s = over if nd > 0 else length - over
+    m.s = s
+    m.end_of_road = m.end_of_road + dt if hit_end else 0.0
+    m.offroad = 0.0
+    old = m.offset
+    if m.lat is not None:
+        m.lat.elapsed += dt
+        m.lat.travelled += abs(step)
+        m.offset = m.lat.offset()
+    x, y, z, ph, t = cache.pose(m.road, m.lane, m.s, m.offset)
+    e.x, e.y, e.z = x, y, z
+    dh = math.atan2((m.offset - old) * m.sdir, abs(step)) if abs(step) > 1e-9 else 0.0
+    h = ph if m.sdir == net.lane_direction(m.road, m.lane) else ph + math.pi
+    e.h = wrap(h + (dh if e.speed >= 0 else -dh))
+    lane = m.lane
+    if m.lat is not None and m.lat.from_lane is not None and not m.lat.done:
+        w = net.lane_width(m.road, m.lane, m.s)
+        if abs(m.offset) > w / 2:
+            lane = m.lat.from_lane
+    e.lane = LanePos(m.road, lane, m.s, t)
+    if m.lat is not None and m.lat.done and not m.lat.continuous:
+        m.lat = None
+
+
+class LaneCache:
+    """Lane centres sampled every 0.5 m, so following a lane costs an interpolation, not a map query."""
+
+    STEP = 0.5
+
+    def __init__(self, net: Any):
+        self.net = net
+        self.tab: dict[tuple[str, int], Any] = {}
+
+    def _table(self, road: str, lane: int) -> Any:
+        key = (road, lane)
+        if key not in self.tab:
+            net = self.net
+            length = net.road_length(road)
+            n = max(2, int(math.ceil(length / self.STEP)) + 1)
+            s = np.linspace(0.0, length, n)
+            try:
+                p = net.lane_poses(road, lane, s)
+                tc = net._road(road).lane_t(lane, s, 0.0)[0]  # the road model's vectorised lane centre
+                if np.isnan(p).any() or np.isnan(tc).any():
+                    raise ValueError("lane absent somewhere on the road")
+                sign = net.lane_direction(road, lane)
+                h = np.unwrap(p[:, 3])
+                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign)
+            except Exception:  # lanes that exist only on part of the road: ask the map each time
+                self.tab[key] = None
+        return self.tab[key]
+
+    def pose(self, road: str, lane: int, s: float, offset: float) -> tuple[float, float, float, float, float]:
+        """(x, y, z, h along the lane's driving direction, t) at s with a road-frame offset from the centre."""
+        tb = self._table(road, lane)
+        if tb is None:
+            p = self.net.lane_to_world(road, lane, s, offset)
+            ref = self.net.road_to_world(road, s, 0.0)
+            t = (p.x - ref.x) * -math.sin(ref.h) + (p.y - ref.y) * math.cos(ref.h)
+            return p.x, p.y, p.z, p.h, t
+        ss, xs, ys, zs, hs, tc, sign = tb
+        i = min(max(int(s / self.STEP), 0), len(ss) - 2)
+        u = (s - ss[i]) / (ss[i + 1] - ss[i])
+        x = xs[i] + u * (xs[i + 1] - xs[i])
+        y = ys[i] + u * (ys[i + 1] - ys[i])
+        z = zs[i] + u * (zs[i + 1] - zs[i])
+        h = hs[i] + u * (hs[i + 1] - hs[i])
+        href = h if sign > 0 else h - math.pi
+        x -= math.sin(href) * offset
+        y += math.cos(href) * offset
+        return float(x), float(y), float(z), wrap(float(h)), float(tc[i] + u * (tc[i + 1] - tc[i]) + offset)

@@ -1,0 +1,147 @@
+"""OpenSCENARIO Position elements resolved against the road network and the current entity states."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from roadtest.errors import UnsupportedError
+from roadtest.sim.api import LanePos
+
+__all__ = ["Resolved", "PositionSpec", "parse_position", "resolve", "wrap"]
+
+
+def wrap(a: float) -> float:
+    """Angle wrapped to [-pi, pi)."""
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+@dataclass
+class Resolved:
+    """A world pose, and the lane position when it is on a lane."""
+
+    x: float
+    y: float
+    z: float
+    h: float
+    lane: LanePos | None = None
+    lane_offset: float = 0.0  # m from the lane centre, left positive in the road frame
+
+
+@dataclass
+class PositionSpec:
+    """A parsed <Position>: its kind and attributes, resolved each time it is needed."""
+
+    kind: str
+    a: dict
+    orient: dict | None
+    xml: Any
+
+
+_KINDS = ("WorldPosition", "LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition",
+          "RelativeWorldPosition", "RelativeObjectPosition")
+
+
+def parse_position(el: Any, file: str) -> PositionSpec:
+    """Check a <Position> element at load; unsupported kinds are refused by name."""
+    if el is None or not len(el):
+        raise UnsupportedError("Position", file, el.sourceline if el is not None else 0, "empty position")
+    p = el[0]
+    if p.tag not in _KINDS:
+        from roadtest.sim.xosc.parser import where
+        raise UnsupportedError(p.tag, *where(p, file))
+    o = p.find("Orientation")
+    return PositionSpec(p.tag, dict(p.attrib), dict(o.attrib) if o is not None else None, p)
+
+
+def _orient(spec: PositionSpec, base_h: float) -> float:
+    o = spec.orient
+    if o is None:
+        return base_h
+    h = float(o.get("h", 0) or 0)
+    return wrap(h + base_h) if o.get("type", "absolute") == "relative" else h
+
+
+def _num(a: dict, k: str, d: float = 0.0) -> float:
+    v = a.get(k)
+    return d if v in (None, "") else float(v)
+
+
+def _lane_pose(net: Any, road: str, lane: int, s: float, offset_road: float) -> Resolved:
+    """Pose on a lane; `offset_road` is left-positive in the road frame."""
+    s = min(max(s, 0.0), net.road_length(road))
+    p = net.lane_to_world(road, lane, s, offset_road)
+    ref = net.road_to_world(road, s, 0.0)
+    t = (p.x - ref.x) * -math.sin(ref.h) + (p.y - ref.y) * math.cos(ref.h)
+    return Resolved(p.x, p.y, p.z, p.h, LanePos(road, lane, s, t), offset_road)
+
+
+def locate(net: Any, x: float, y: float, z: float, h: float) -> Resolved:
+    """A world pose with its lane position (None off the roads)."""
+    r = Resolved(x, y, z, h)
+    if net is not None:
+        m = net.locate(x, y, h)
+        if m is not None:
+            r.lane = LanePos(m.road, m.lane, m.s, m.t)
+            r.lane_offset = m.offset
+            if not z:
+                r.z = net.road_to_world(m.road, m.s, m.t).z
+    return r
+
+
+def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
+    """World pose (and lane position) of a position now."""
+    a, k = spec.a, spec.kind
+    if k == "WorldPosition":
+        r = locate(net, _num(a, "x"), _num(a, "y"), _num(a, "z"), _num(a, "h"))
+        r.h = _num(a, "h")
+        return r
+    if net is None and k in ("LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition"):
+        raise UnsupportedError(k, "", spec.xml.sourceline or 0, "needs a road network (no LogicFile loaded)")
+    if k == "LanePosition":
+        road, lane = a["roadId"], int(float(a["laneId"]))
+        r = _lane_pose(net, road, lane, _num(a, "s"), _num(a, "offset"))
+        r.h = _orient(spec, r.h)
+        return r
+    if k == "RoadPosition":
+        road, s, t = a["roadId"], _num(a, "s"), _num(a, "t")
+        p = net.road_to_world(road, s, t)
+        r = locate(net, p.x, p.y, p.z, p.h)
+        r.h = _orient(spec, p.h)
+        if r.lane is not None:
+            r.lane = LanePos(road, r.lane.lane, s, t) if r.lane.road == road else r.lane
+        return r
+    ref = entities[a["entityRef"]]
+    if k == "RelativeWorldPosition":
+        r = locate(net, ref.x + _num(a, "dx"), ref.y + _num(a, "dy"), ref.z + _num(a, "dz"), ref.h)
+        r.h = _orient(spec, ref.h)
+        return r
+    if k == "RelativeObjectPosition":
+        c, s = math.cos(ref.h), math.sin(ref.h)
+        dx, dy = _num(a, "dx"), _num(a, "dy")
+        r = locate(net, ref.x + dx * c - dy * s, ref.y + dx * s + dy * c, ref.z + _num(a, "dz"), ref.h)
+        r.h = _orient(spec, ref.h)
+        return r
+    if ref.lane is None:
+        raise UnsupportedError(k, "", spec.xml.sourceline or 0, f"entity {ref.name!r} is not on a road")
+    lp = ref.lane
+    if k == "RelativeRoadPosition":
+        s, t = lp.s + _num(a, "ds"), lp.t + _num(a, "dt")
+        p = net.road_to_world(lp.road, s, t)
+        r = locate(net, p.x, p.y, p.z, p.h)
+        if r.lane is not None and r.lane.road == lp.road:
+            r.lane = LanePos(lp.road, r.lane.lane, s, t)
+        r.h = _orient(spec, p.h if net.lane_direction(lp.road, lp.lane) > 0 else wrap(p.h + math.pi))
+        return r
+    # RelativeLanePosition: dLane counts lanes to the left in the road frame, skipping lane 0
+    dl = int(float(a.get("dLane", 0) or 0))
+    lane = lp.lane + dl
+    if lp.lane * lane <= 0 and dl:
+        lane += 1 if dl > 0 else -1
+    direction = net.lane_direction(lp.road, lp.lane)
+    ds = _num(a, "ds", _num(a, "dsLane"))
+    s = lp.s + ds * direction if "dsLane" in a else lp.s + ds
+    r = _lane_pose(net, lp.road, lane, s, _num(a, "offset"))
+    r.h = _orient(spec, r.h)
+    return r
