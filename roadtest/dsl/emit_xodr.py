@@ -162,6 +162,7 @@ def xodr_element(layout: Layout, name: str, country: str) -> ET.Element:
                 del obj_el.attrib["subtype"]
         for sig_el, d in zip(road_el.findall("signals/signal"), piece.signals):
             sig_el.set("id", str(d["id"]))
+            sig_el.set("country", d["country"])  # scenariogeneration upper-cases it; the XSD wants "OpenDRIVE"
         if not piece.bridges:
             continue
         objs = road_el.find("objects")
