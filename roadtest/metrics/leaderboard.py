@@ -189,6 +189,7 @@ def detect_red_lights(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict
 
     Stands in for CARLA's trigger volume: the stop line is meta.scene.stop_lines' nearest line on the
     light's road (else the light's own s); the rear is the lane s minus half the length along travel.
+    The light's state is WorldState.signals[signal_id] (the OpenDRIVE signal), else signals[id].
     """
     lights = (meta.get("scene") or {}).get("lights") or []
     side = meta.get("driving_side", "right")
@@ -206,7 +207,8 @@ def detect_red_lights(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict
             if not (d * (r0 - line) < 0 <= d * (r1 - line)):
                 continue
             lid = str(lt.get("id"))
-            if str(st.signals.get(lid, "")).lower().startswith("red") and last != lid:
+            state = st.signals.get(str(lt.get("signal_id")), st.signals.get(lid, ""))
+            if str(state).lower().startswith("red") and last != lid:
                 last = lid
                 out.append(Violation(st.time, 0.0, abs(e1.speed), "red_light",
                                      f"Agent ran a red light {lid} at {_at(e1)}", {"light": lid}))

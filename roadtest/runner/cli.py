@@ -1,0 +1,129 @@
+"""`roadtest run`: expand the target into (variant, seed, agent) runs, run them in workers, store and summarise."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from roadtest.errors import UserError
+from roadtest.runner.episode import Job
+from roadtest.runner.store import append_record, done_ids, read_records
+
+__all__ = ["run_command", "resolve_target", "plan_jobs", "run_id_for"]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def run_id_for(variant: str, seed: int, agent: str | None) -> str:
+    """Stable run id: <variant>__s<seed>__<agent> (the agent's file stem and class for a file spec)."""
+    if agent is None:
+        name = "scenario"
+    elif ".py" in agent or "/" in agent:
+        path, _, cls = agent.partition(".py")
+        name = Path(path).name + (("-" + cls.lstrip(":")) if cls.strip(":") else "")
+    else:
+        name = agent
+    return f"{_slug(variant)}__s{seed}__{_slug(name)}"
+
+
+def _write_variant(v: Any, folder: Path) -> Path:
+    from roadtest.dsl.bundle_writer import write_bundle
+
+    res = write_bundle(v, folder)
+    if isinstance(res, (str, Path)):
+        return Path(res)
+    if hasattr(res, "root"):
+        return Path(res.root)
+    return folder / str(v.id)
+
+
+def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
+    """(variant id, bundle path) for a bundle, an .xosc, a folder of bundles, or YAML (written to OUT/bundles/)."""
+    from roadtest.bundle import load_bundle
+
+    p = Path(target)
+    if not p.exists():
+        raise UserError(f"{p}: no such file or folder (expected a scenario .yaml, suite, folder, bundle or .xosc)")
+    if p.suffix == ".xosc" or (p.is_dir() and (p / "scenario.xosc").exists()):
+        b = load_bundle(p)
+        return [(b.id, str(p))]
+    if p.is_dir():
+        subs = sorted(d for d in p.iterdir() if d.is_dir() and (d / "scenario.xosc").exists())
+        if subs and not any(p.glob("*.yaml")) and not any(p.glob("*.yml")):
+            return [(load_bundle(d).id, str(d)) for d in subs]
+    try:
+        from roadtest.dsl.suite import expand_target
+    except ImportError as e:
+        raise UserError(f"{p}: YAML scenarios need roadtest.dsl, which is not available ({e})") from e
+    variants = expand_target(p)
+    folder = Path(out) / "bundles"
+    folder.mkdir(parents=True, exist_ok=True)
+    return [(str(v.id), str(_write_variant(v, folder))) for v in variants]
+
+
+def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
+              timeout: float, backend: str, trace_csv: Path | None = None) -> list[Job]:
+    """Every (variant, seed, agent) run, in target order then seed order."""
+    jobs = []
+    for variant, path in bundles:
+        for s in range(seed, seed + seeds):
+            jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
+                            tick=tick, out=str(out), timeout=timeout, backend=backend,
+                            trace_csv=str(trace_csv) if trace_csv else None))
+    return jobs
+
+
+def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) -> None:
+    from roadtest.runner.episode import BACKENDS
+
+    if seeds < 1:
+        raise UserError(f"--seeds: expected at least 1, got {seeds}")
+    if not tick > 0:
+        raise UserError(f"--tick: expected a positive number of seconds, got {tick}")
+    if workers < 1:
+        raise UserError(f"--workers: expected at least 1, got {workers}")
+    if not timeout > 0:
+        raise UserError(f"--timeout: expected a positive number of seconds, got {timeout}")
+    if backend not in BACKENDS and ":" not in backend:
+        raise UserError(f"--backend: expected one of {sorted(BACKENDS)}, got {backend!r}")
+
+
+def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
+                resume: bool, trace_csv: Path | None, timeout: float, backend: str) -> int:
+    """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), else 1."""
+    from roadtest.runner.pool import run_jobs
+    from roadtest.runner.summary import Progress, write_summary
+
+    _check(seeds, tick, workers, timeout, backend)
+    if agent:
+        from roadtest.agents.registry import agent_class
+
+        agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    existing = done_ids(out)
+    if existing and not resume:
+        raise UserError(f"{out / 'results.jsonl'}: already holds {len(existing)} run(s); "
+                        "pass --resume to continue it, or choose another --out")
+    jobs = plan_jobs(resolve_target(Path(target), out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
+    if trace_csv and len(jobs) != 1:
+        raise UserError(f"--trace-csv: expected a single run, the target gives {len(jobs)}")
+    todo = [j for j in jobs if j.run_id not in existing]
+    skipped = len(jobs) - len(todo)
+    with Progress(len(todo), skipped) as bar:
+        def on_result(rec: dict[str, Any]) -> None:
+            append_record(out, rec)
+            bar.advance(rec)
+
+        run_jobs(todo, workers, on_result)
+    planned = {j.run_id for j in jobs}
+    records = [r for r in read_records(out) if r["run_id"] in planned]
+    summary = write_summary(out, records, [j.run_id for j in jobs])
+    bad = [r for r in records if r.get("status") not in ("completed", "failed")]
+    if skipped:
+        print(f"resumed: {skipped} run(s) already in {out / 'results.jsonl'} skipped", file=sys.stderr)
+    return 1 if bad or summary["missing"] else 0

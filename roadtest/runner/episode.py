@@ -1,0 +1,239 @@
+"""One run in a worker: load the bundle, drive the agent tick by tick, score, and write OUT/runs/<run id>/.
+
+Failures are classified where they happen: the agent raising is `agent_error`, the simulator or a
+broken bundle raising is `sim_error` (an infrastructure failure), the wall-clock limit is `timeout`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roadtest.sim.api import SimSettings, Termination, Trace
+
+__all__ = ["Job", "BACKENDS", "simulator_for", "EpisodeError", "run_episode", "reference_trace", "execute_run",
+           "write_json_atomic", "STATUSES"]
+
+BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roadtest.sim.carla:CarlaSimulator"}
+STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout")
+DEFAULT_MAX_TIME = 600.0  # s of simulated time when the scenario sets no limit and no stop trigger fires
+REFERENCE_AGENT = "expert"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (variant, seed, agent) run; plain fields so it pickles into a spawned worker."""
+
+    run_id: str
+    bundle: str  # bundle folder or .xosc
+    variant: str
+    seed: int
+    agent: str | None
+    tick: float
+    out: str  # results folder
+    timeout: float  # s wall clock
+    backend: str = "embedded"
+    trace_csv: str | None = None
+    reference: bool = True  # compute (or reuse) the expert's reference trace for planning L2
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class EpisodeError(Exception):
+    """A run that could not finish; `status` says whose fault (agent_error, sim_error, timeout)."""
+
+    def __init__(self, status: str, reason: str, trace: Trace | None = None):
+        super().__init__(reason)
+        self.status, self.reason, self.trace = status, reason, trace
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to a unique temporary file, then rename over `path`."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False))
+    os.replace(tmp, path)
+
+
+def simulator_for(backend: str):
+    """A Simulator by registry name ("embedded", "carla") or, for tests and plug-ins, "module:Class"."""
+    from roadtest.errors import UserError
+
+    spec = BACKENDS.get(backend, backend)
+    if ":" not in spec:
+        raise UserError(f"unknown backend {backend!r}; expected one of {sorted(BACKENDS)}")
+    module, _, name = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise UserError(f"backend {backend!r} is not available ({e})") from e
+    return cls()
+
+
+def _why(e: BaseException) -> str:
+    tb = traceback.extract_tb(e.__traceback__)
+    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+    return f"{type(e).__name__}: {e}{where}"
+
+
+def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
+                deadline: float | None = None, trace_csv: str | None = None) -> Trace:
+    """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
+    try:
+        sim = simulator_for(backend).load(bundle, seed, settings)
+    except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
+        raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
+    agent = None
+    try:
+        meta = getattr(bundle, "meta", None) or {}
+        has_limit = settings.max_time is not None or (meta.get("expect") or {}).get("timeout") is not None
+        if agent_name:
+            try:
+                from roadtest.agents.registry import load_agent
+
+                agent = load_agent(agent_name)
+                wps = (meta.get("route") or {}).get("waypoints")
+                if wps and hasattr(agent, "set_global_plan"):
+                    agent.set_global_plan(wps)
+                specs = list(agent.sensors())
+            except Exception as e:  # noqa: BLE001
+                raise EpisodeError("agent_error", f"agent setup failed: {_why(e)}") from e
+        while not sim.done:
+            if deadline is not None and time.monotonic() > deadline:
+                sim.end(Termination.STOPPED, "wall-clock limit reached")
+                raise EpisodeError("timeout", "wall-clock limit reached", sim.trace)
+            control = output = None
+            if agent is not None:
+                try:
+                    data = sim.observe(specs)
+                except Exception as e:  # noqa: BLE001
+                    raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
+                t = sim.state.time if sim.state is not None else 0.0
+                try:
+                    control = agent(data, t) if callable(agent) else agent.run_step(data, t)
+                    if isinstance(control, tuple):
+                        control, output = control
+                    output = output or getattr(agent, "last_output", None)
+                except Exception as e:  # noqa: BLE001
+                    sim.end(Termination.AGENT_ERROR, _why(e))
+                    raise EpisodeError("agent_error", f"agent raised: {_why(e)}", sim.trace) from e
+            try:
+                state = sim.step(control, output)
+            except Exception as e:  # noqa: BLE001
+                sim.end(Termination.SIM_ERROR, _why(e))
+                raise EpisodeError("sim_error", f"simulation step failed: {_why(e)}", sim.trace) from e
+            if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
+                sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
+    finally:
+        if agent is not None:
+            try:
+                agent.destroy()
+            except Exception:  # noqa: BLE001 - a failing destroy must not hide the run's own outcome
+                pass
+        try:
+            sim.close()
+        except Exception:  # noqa: BLE001
+            pass
+    trace = sim.trace
+    trace.info.setdefault("seed", seed)
+    trace.info["agent"] = agent_name
+    if trace_csv:
+        trace.write_csv(trace_csv)
+    return trace
+
+
+def reference_trace(job: Job, bundle) -> tuple[Trace | None, str | None]:
+    """The expert's trace for (variant, seed), computed once and cached under OUT/reference/."""
+    if not job.reference or job.agent in (None, REFERENCE_AGENT):
+        return None, None
+    folder = Path(job.out) / "reference"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{job.variant}__s{job.seed}__t{job.tick:g}.trace.json.gz"
+    if path.exists():
+        try:
+            return Trace.load(path), None
+        except Exception:  # noqa: BLE001 - a damaged cache entry is recomputed
+            pass
+    try:
+        from roadtest.agents.registry import AGENTS
+
+        if REFERENCE_AGENT not in AGENTS:
+            return None, "no expert agent registered: no reference trace"
+        trace = run_episode(bundle, job.seed, REFERENCE_AGENT, SimSettings(tick=job.tick), job.backend)
+    except Exception as e:  # noqa: BLE001 - the reference is optional; the run still scores without it
+        return None, f"reference (expert) run failed: {e}"
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.gz")
+    trace.save(tmp)
+    os.replace(tmp, path)
+    return trace, None
+
+
+def _expectations(meta: dict, score: dict) -> list[str]:
+    """Why a run that ended normally still fails what meta.expect asks."""
+    exp = meta.get("expect") or {}
+    why = []
+    if exp.get("reach_goal") and (score.get("scores") or {}).get("score_route", 0.0) < 100.0:
+        why.append(f"goal not reached (route completion {score['scores']['score_route']:.1f} %)")
+    if exp.get("rules_hold"):
+        broken = [str(r.get("id") or r.get("rule")) for r in score.get("rules") or []
+                  if str(r.get("verdict", "")).lower() in ("violated", "fail", "failed", "false")]
+        if broken:
+            why.append(f"rules violated: {', '.join(broken)}")
+    return why
+
+
+def execute_run(job: Job) -> dict[str, Any]:
+    """Run, score and store one job; return its results.jsonl record (never raises for a run's own failure)."""
+    from roadtest.bundle import load_bundle
+    from roadtest.metrics.score import jsonable, score_run
+
+    start = time.monotonic()
+    run_dir = Path(job.out) / "runs" / job.run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {"run_id": job.run_id, "variant": job.variant, "seed": job.seed, "agent": job.agent,
+                              "backend": job.backend, "tick": job.tick, "bundle": job.bundle}
+    trace: Trace | None = None
+    meta: dict[str, Any] = {}
+    try:
+        bundle = load_bundle(job.bundle)
+        meta = dict(bundle.meta)
+        record["scenario"] = meta.get("scenario") or bundle.id
+        trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
+                            deadline=start + job.timeout, trace_csv=job.trace_csv)
+        status, reason = "completed", ""
+    except EpisodeError as e:
+        status, reason, trace = e.status, e.reason, e.trace
+    except Exception as e:  # noqa: BLE001 - load_bundle and anything unforeseen is the infrastructure's
+        status, reason = "sim_error", _why(e)
+    (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    if trace is not None:
+        trace.save(run_dir / "trace.json.gz")
+        record["termination"] = trace.termination.value if trace.termination else None
+        record["sim_time"] = trace.states[-1].time if trace.states else 0.0
+        record["ticks"] = len(trace.states)
+    if trace is not None and status in ("completed", "timeout"):
+        try:
+            ref, note = reference_trace(job, bundle) if status == "completed" else (None, None)
+            score = score_run(trace, meta, ref)
+            if note:
+                score.setdefault("notes", []).append(note)
+            write_json_atomic(run_dir / "score.json", score)
+            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "planning") if k in score})
+            record["leaderboard_status"] = score.get("status")
+            if "rules" in score:
+                record["rules"] = score["rules"]
+            if status == "completed":
+                why = _expectations(meta, score)
+                if why:
+                    status, reason = "failed", "; ".join(why)
+        except Exception as e:  # noqa: BLE001 - a scoring bug is ours, not the agent's
+            status, reason = "sim_error", f"scoring failed: {_why(e)}"
+    record["status"] = status
+    record["reason"] = reason
+    record["infrastructure"] = status == "sim_error"
+    record["wall_s"] = round(time.monotonic() - start, 3)
+    return jsonable(record)

@@ -1,0 +1,91 @@
+"""Worker processes: each run in its own spawned process under a wall-clock limit; the parent alone writes results."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from roadtest.runner.episode import Job
+
+__all__ = ["run_jobs", "run_inline", "KILL_GRACE"]
+
+KILL_GRACE = 10.0  # s past the job's own limit before the parent kills the worker
+_POLL = 0.05  # s
+
+
+def _result_path(job: Job) -> Path:
+    return Path(job.out) / "runs" / job.run_id / ".result.json"
+
+
+def _worker(job: Job) -> None:
+    """Child entry point: run the job and leave its record beside the run for the parent to collect."""
+    from roadtest.runner.episode import execute_run, write_json_atomic
+
+    record = execute_run(job)
+    path = _result_path(job)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, record)
+
+
+def _collect(job: Job, proc, killed: bool) -> dict[str, Any]:
+    path = _result_path(job)
+    if path.exists() and not killed:
+        rec = json.loads(path.read_text())
+        path.unlink()
+        return rec
+    base = {"run_id": job.run_id, "variant": job.variant, "seed": job.seed, "agent": job.agent,
+            "backend": job.backend, "tick": job.tick, "bundle": job.bundle}
+    if killed:
+        return {**base, "status": "timeout", "reason": f"killed after {job.timeout:g} s wall-clock limit",
+                "infrastructure": False}
+    return {**base, "status": "sim_error", "reason": f"worker exited with code {proc.exitcode} without a result",
+            "infrastructure": True}
+
+
+def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, Any]], None],
+             context: str = "spawn") -> None:
+    """Run every job, at most `workers` at a time, calling on_result(record) in the parent as each ends."""
+    ctx = mp.get_context(context)
+    pending = list(jobs)
+    running: list[tuple[Job, Any, float]] = []
+    try:
+        while pending or running:
+            while pending and len(running) < max(workers, 1):
+                job = pending.pop(0)
+                stale = _result_path(job)
+                if stale.exists():
+                    stale.unlink()
+                proc = ctx.Process(target=_worker, args=(job,), name=f"roadtest-{job.run_id}", daemon=True)
+                proc.start()
+                running.append((job, proc, time.monotonic() + job.timeout + KILL_GRACE))
+            still = []
+            for job, proc, deadline in running:
+                if proc.exitcode is not None:
+                    proc.join()
+                    on_result(_collect(job, proc, killed=False))
+                elif time.monotonic() > deadline:
+                    proc.kill()
+                    proc.join()
+                    on_result(_collect(job, proc, killed=True))
+                else:
+                    still.append((job, proc, deadline))
+            running = still
+            if running:
+                time.sleep(_POLL)
+    finally:
+        for _, proc, _ in running:
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+
+
+def run_inline(jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
+    """Run jobs in this process (no wall-clock kill); for debugging with a debugger attached."""
+    from roadtest.runner.episode import execute_run
+
+    for job in jobs:
+        on_result(execute_run(job))
+

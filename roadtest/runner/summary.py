@@ -1,0 +1,146 @@
+"""Progress bar with ETA while runs go, then OUT/summary.json and a rich summary table."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any, Sequence
+
+from roadtest.runner.episode import STATUSES, write_json_atomic
+
+__all__ = ["Progress", "summarise", "write_summary", "leaderboard_records"]
+
+_CRASH = {"agent_error": "Failed - Agent crashed", "sim_error": "Failed - Simulation crashed",
+          "timeout": "Failed - Agent timed out"}
+
+
+class Progress:
+    """A rich progress bar (runs done of planned, elapsed, ETA) on stderr; counts statuses as results come."""
+
+    def __init__(self, total: int, skipped: int = 0):
+        self.total, self.skipped = total, skipped
+        self.counts = {s: 0 for s in STATUSES}
+
+    def __enter__(self) -> "Progress":
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn
+        from rich.progress import TimeElapsedColumn, TimeRemainingColumn
+
+        self._p = RichProgress(TextColumn("[bold]runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                               TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.description}"),
+                               console=Console(stderr=True), transient=False)
+        self._p.__enter__()
+        self._task = self._p.add_task("", total=self.total)
+        return self
+
+    def advance(self, record: dict[str, Any]) -> None:
+        st = record.get("status", "sim_error")
+        self.counts[st] = self.counts.get(st, 0) + 1
+        self._p.update(self._task, advance=1, description=" ".join(f"{k}={v}" for k, v in self.counts.items() if v))
+
+    def __exit__(self, *exc) -> None:
+        self._p.__exit__(*exc)
+
+
+def leaderboard_records(records: Sequence[dict]) -> list[dict[str, Any]]:
+    """Records in the leaderboard checkpoint layout (route_id, status, scores, infractions, meta) for Bench2Drive tools."""
+    from roadtest.metrics.leaderboard import INFRACTION_KEYS
+
+    out = []
+    for i, r in enumerate(records):
+        status = r.get("leaderboard_status") if r.get("status") in ("completed", "failed") else None
+        out.append({
+            "index": i, "route_id": r["run_id"], "status": status or _CRASH.get(r.get("status"), "Failed"),
+            "scores": r.get("scores") or {"score_route": 0.0, "score_penalty": 0.0, "score_composed": 0.0},
+            "infractions": r.get("infractions") or {k: [] for k in INFRACTION_KEYS},
+            "meta": r.get("meta") or {}, "num_infractions": sum(len(v) for v in (r.get("infractions") or {}).values()),
+        })
+    return out
+
+
+def _mean(xs: list[float]) -> float | None:
+    return round(statistics.fmean(xs), 6) if xs else None
+
+
+def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]:
+    """Suite figures over the planned runs: status counts, leaderboard means (missing = 0), Bench2Drive rates."""
+    from roadtest.metrics.leaderboard import aggregate_suite
+
+    n = len(planned)
+    recs = {r["run_id"]: r for r in records}
+    counts = {s: sum(1 for r in recs.values() if r.get("status") == s) for s in STATUSES}
+    scored = [r for r in recs.values() if r.get("scores")]
+    b2d = [r.get("bench2drive") or {} for r in recs.values()]
+    rules: dict[str, dict[str, int]] = {}
+    for r in recs.values():
+        for rr in r.get("rules") or []:
+            rid = str(rr.get("id") or rr.get("rule") or "?")
+            verdict = str(rr.get("verdict", "?")).lower()
+            rules.setdefault(rid, {}).setdefault(verdict, 0)
+            rules[rid][verdict] += 1
+    return {
+        "planned": n,
+        "recorded": len(recs),
+        "missing": [rid for rid in planned if rid not in recs],
+        "statuses": counts,
+        "infrastructure_failures": counts["sim_error"],
+        "agent_failures": counts["agent_error"] + counts["timeout"],
+        "leaderboard": aggregate_suite(scored, n),
+        "bench2drive": {
+            "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in b2d) / max(n, 1), 6),
+            "success_rate": round(sum(1 for x in b2d if x.get("success")) / max(n, 1), 6),
+            "efficiency": _mean([x["efficiency"] for x in b2d if x.get("efficiency") is not None]),
+            "comfort": _mean([x["comfort"] for x in b2d if x.get("comfort") is not None]),
+        },
+        "rules": rules,
+        "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
+                  "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
+                  "success": (recs[rid].get("bench2drive") or {}).get("success")}
+                 for rid in planned if rid in recs],
+        "_checkpoint": {"records": leaderboard_records([recs[rid] for rid in planned if rid in recs])},
+    }
+
+
+def _infraction_text(r: dict) -> str:
+    parts = [f"{k}×{len(v)}" for k, v in (r.get("infractions") or {}).items() if v]
+    broken = [str(x.get("id") or x.get("rule")) for x in r.get("rules") or []
+              if str(x.get("verdict", "")).lower() in ("violated", "fail", "failed", "false")]
+    if broken:
+        parts.append("rules: " + ",".join(broken))
+    return " ".join(parts) or ("-" if r.get("scores") else r.get("reason", "")[:60])
+
+
+def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]:
+    """Write OUT/summary.json and print the table; return the summary."""
+    from rich.console import Console
+    from rich.table import Table
+
+    summary = summarise(records, planned)
+    write_json_atomic(Path(out) / "summary.json", summary)
+    recs = {r["run_id"]: r for r in records}
+    table = Table(title=f"roadtest: {summary['recorded']}/{summary['planned']} runs in {out}")
+    for col in ("run", "status", "DS", "RC %", "penalty", "success", "infractions / reason"):
+        table.add_column(col, overflow="fold")
+    for rid in planned:
+        r = recs.get(rid)
+        if r is None:
+            table.add_row(rid, "missing", "", "", "", "", "")
+            continue
+        sc = r.get("scores") or {}
+        fmt = (lambda x, f: "" if x is None else format(x, f))
+        table.add_row(rid, r.get("status", ""), fmt(sc.get("score_composed"), ".2f"), fmt(sc.get("score_route"), ".1f"),
+                      fmt(sc.get("score_penalty"), ".3f"), str((r.get("bench2drive") or {}).get("success", "")),
+                      _infraction_text(r))
+    lb = summary["leaderboard"]["scores_mean"]
+    b2d = summary["bench2drive"]
+    console = Console()
+    console.print(table)
+    console.print(f"driving score {lb['score_composed']:.2f}  route completion {lb['score_route']:.2f}  "
+                  f"penalty {lb['score_penalty']:.3f}  success rate {100 * b2d['success_rate']:.1f} %  "
+                  f"efficiency {b2d['efficiency'] if b2d['efficiency'] is not None else '-'}  "
+                  f"comfort {b2d['comfort'] if b2d['comfort'] is not None else '-'}")
+    st = summary["statuses"]
+    console.print(f"statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
+                  + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "
+                  f"{summary['agent_failures']}" + (f"; missing {len(summary['missing'])}" if summary["missing"] else ""))
+    return summary
