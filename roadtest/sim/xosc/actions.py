@@ -227,8 +227,11 @@ class RuntimeAction:
             want, gap = -want, gap
         err = gap - want  # >0: too far ahead (slow down); <0: too far behind (speed up)
         if self.limits is None:
-            # no constraints: keep the gap exactly by matching speed and absorbing the error this tick
-            e.speed = max(0.0, o.speed - err / dt)
+            # no constraints: keep the gap exactly, as a rigid link (players move the entity there directly)
+            e.speed = o.speed
+            m = c.motions[self.actor]
+            if m.road is not None:
+                m.s -= err * m.sdir
         else:
             acc, dec, vmax = self.limits
             tgt = o.speed - 0.5 * err  # spring to the gap, damped by matching the lead's speed

@@ -21,7 +21,7 @@ from roadtest.sim.xosc.parser import load_scenario, where
 from roadtest.sim.xosc.positions import PositionSpec, Resolved, parse_position, resolve, wrap
 from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY, Element, build_tree
 
-__all__ = ["EntityState", "ScenarioEngine"]
+__all__ = ["EntityState", "ScenarioEngine", "EXTERNAL_KINDS", "controller_kind"]
 
 _STATIC = ("WorldPosition", "LanePosition", "RoadPosition")
 
@@ -160,9 +160,22 @@ class ScenarioEngine:
         self._started = False
 
     def controlled_externally(self, name: str) -> bool:
-        """True when a controller handed this entity to an external driver (an agent)."""
+        """True when an active controller hands this entity to an external driver (an agent, a human).
+
+        Player-specific automated drivers (esmini's ACC, sloppy driver, ghost follower...) are not
+        external: the default controller drives those entities (a documented deviation from esmini)."""
         c = self.controllers.get(name)
-        return bool(c and (c["lat"] or c["long"]) and not c.get("default"))
+        if not c or not (c["lat"] or c["long"]) or _is_default(c["xml"]):
+            return False
+        kind = controller_kind(c["xml"])
+        return kind in EXTERNAL_KINDS or (self.entities[name].role == "ego" and kind == "")
+
+    def controller_of(self, name: str) -> str | None:
+        """The active controller's kind (esminiController/controllerType property or name), None when default."""
+        c = self.controllers.get(name)
+        if not c or not (c["lat"] or c["long"]) or _is_default(c["xml"]):
+            return None
+        return controller_kind(c["xml"]) or (c["xml"].get("name", "") if c["xml"] is not None else "")
 
     def step(self, time: float, external: Iterable[str] = frozenset(), events: Iterable[Event] = ()) -> None:
         """One tick: triggers on the snapshot at `time`, storyboard transitions, then motion for one tick."""
@@ -481,6 +494,19 @@ class ScenarioEngine:
             base = self.time if timing.get("domainAbsoluteRelative", "absolute") == "relative" else 0.0
             times = np.array(ts) * scale + offset + base
         return TrajPath(xy, np.array(zs or [e.z]), np.array(hs) if hs else None, times)
+
+
+EXTERNAL_KINDS = ("ExternalController", "InteractiveController", "HIDController", "external_control", "agent")
+
+
+def controller_kind(ctrl: Any) -> str:
+    """The controller's declared kind: esmini's esminiController, CARLA's module, or a controllerType property."""
+    if ctrl is None:
+        return ""
+    for p in ctrl.findall("Properties/Property"):
+        if p.get("name") in ("esminiController", "controllerType", "module", "type"):
+            return p.get("value", "")
+    return ""
 
 
 def _is_default(ctrl: Any) -> bool:
