@@ -1,0 +1,73 @@
+"""Property tests: any text fed to the loader yields variants or a ScenarioError, never another exception."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from roadtest.dsl.loader import parse_yaml
+from roadtest.dsl.variants import expand_doc
+from roadtest.errors import ScenarioError
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+EXAMPLES = [p.read_text() for p in sorted(SCENARIOS.glob("*.yaml"))]
+FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+
+KEYS = ["name", "road", "ego", "actors", "kind", "lane", "s", "speed", "route", "distance", "exit", "place",
+        "ahead_of", "behaviours", "action", "trigger", "time", "rules", "id", "params", "sweep", "environment",
+        "weather", "lanes", "forward", "backward", "length", "signs", "value", "traffic_lights", "phases",
+        "ego.speed", "actors.0.speed", "road.length", "expect", "timeout", "country", "side", "<<"]
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True),
+                    st.text(max_size=12), st.sampled_from(["straight", "ego", "clear", "fog_dense", "12:00",
+                                                           "keep_speed", "vehicle", "speed_limit"]))
+DATA = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(st.sampled_from(KEYS), inner, max_size=6)),
+                    max_leaves=30)
+
+
+def load_text(text: str) -> None:
+    """Load like the CLI does; only ScenarioError may escape."""
+    try:
+        expand_doc(parse_yaml(text, "fuzz.yaml"))
+    except ScenarioError as e:
+        assert e.problems and all(str(p).startswith("fuzz.yaml") for p in e.problems)
+
+
+@FUZZ
+@given(st.text(max_size=300))
+def test_random_text(text):
+    load_text(text)
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(KEYS), DATA, max_size=8))
+def test_random_structures(data):
+    load_text(yaml.safe_dump(data, allow_unicode=True))
+
+
+@FUZZ
+@given(st.sampled_from(EXAMPLES), st.lists(st.tuples(st.sampled_from(["delete", "insert", "dup", "number"]),
+                                                     st.integers(0, 10**6), st.text(max_size=6)), min_size=1, max_size=4))
+def test_mutated_examples(text, edits):
+    for op, at, chunk in edits:
+        i = at % (len(text) + 1)
+        if op == "delete":
+            text = text[:i] + text[i + 1 + len(chunk):]
+        elif op == "insert":
+            text = text[:i] + chunk + text[i:]
+        elif op == "dup":
+            lines = text.splitlines(keepends=True)
+            j = at % len(lines)
+            text = "".join(lines[: j + 1] + lines[j:])
+        else:
+            text = text[:i] + str(at - 500000) + text[i:]
+    load_text(text)
+
+
+def test_anchors_and_aliases_do_not_escape():
+    load_text("a: &x [*x]\n")
+    load_text("name: n\nroad: &r {kind: straight}\nego: *r\n")
+    load_text("!!python/object:os.system {}\n")
