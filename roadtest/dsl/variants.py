@@ -127,7 +127,7 @@ def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> lis
             seed = base_seed + i
             if "traffic.seed" in values:
                 seed = int(values["traffic.seed"])
-            else:
+            elif isinstance(vdoc.data.get("traffic", {}), dict):
                 apply_value(vdoc, ("traffic", "seed"), seed, doc.pos.get(("traffic", "seed")))
             try:
                 scn = validate_doc(vdoc)
