@@ -456,8 +456,10 @@ def lane_order(lanes: Lanes, side: str) -> list[int]:
 def resolve_placements(scn: Scenario) -> dict[str, tuple[int | None, str | None, float]]:
     """Start (lane, side, s) of the ego ('ego') and of every actor whose placement resolves.
 
-    Relative placements: ahead_of/behind shift s by `distance` along +s; left_of/right_of take the
-    neighbouring lane as seen along +s, shifted by `distance` ahead. Unresolvable ones are left out.
+    Relative placements are seen from the reference's driving seat: ahead_of/behind shift s by
+    `distance` along the reference's travel direction (towards -s in an oncoming lane); left_of and
+    right_of take the lane on that driver's left or right, `distance` ahead. Unresolvable ones are
+    left out (unknown or circular references, no lane on that side).
     """
     out: dict[str, tuple[int | None, str | None, float]] = {"ego": (scn.ego.lane, None, scn.ego.s)}
     order = lane_order(scn.road.lanes, scn.driving_side)
@@ -471,15 +473,14 @@ def resolve_placements(scn: Scenario) -> dict[str, tuple[int | None, str | None,
             elif ref[1] in out:
                 lane, side, s = out[ref[1]]
                 rel = ref[0]
+                along = -1.0 if lane is not None and lane < 0 else 1.0
                 if rel in ("ahead_of", "behind"):
-                    out[aid] = (lane, side, s + place.distance if rel == "ahead_of" else s - place.distance)
+                    out[aid] = (lane, side, s + along * place.distance * (1 if rel == "ahead_of" else -1))
                 elif lane in order:
-                    i = order.index(lane) + (-1 if rel == "left_of" else 1)
+                    i = order.index(lane) + int(along) * (-1 if rel == "left_of" else 1)
                     if not 0 <= i < len(order):
                         continue
-                    out[aid] = (order[i], None, s + place.distance)
-                else:
-                    continue
+                    out[aid] = (order[i], None, s + along * place.distance)
             else:
                 continue
             del pending[aid]

@@ -99,6 +99,19 @@ def test_resolve_relative_placements_chain():
     assert jp["b"][0] == -1  # right of forward lane 1 is the oncoming lane in left-hand traffic
 
 
+def test_relative_placement_seen_from_the_reference_driver():
+    actors = [{"id": "o", "kind": "vehicle", "place": {"lane": -1, "s": 200}},
+              {"id": "p", "kind": "vehicle", "place": {"ahead_of": "o", "distance": 30}},
+              {"id": "q", "kind": "vehicle", "place": {"left_of": "o", "distance": 10}},
+              {"id": "r", "kind": "vehicle", "place": {"left_of": "ego"}}]
+    r = resolve_placements(scenario(actors=actors))
+    assert r["p"] == (-1, None, 170.0)  # ahead of an oncoming car is towards smaller s
+    assert r["q"] == (1, None, 190.0)   # its left, in right-hand traffic, is across the centre line
+    assert r["r"] == (-1, None, 20.0)
+    jp = resolve_placements(scenario(country="JP", actors=actors))
+    assert jp["r"] == (2, None, 20.0)   # left-hand traffic: the ego's left is the outer lane
+
+
 def test_rules_accept_ids_and_params():
     s = scenario(rules=["speed_limit", {"id": "safe_distance", "params": {"min_gap": 2.0}}])
     assert [r.id for r in s.rules] == ["speed_limit", "safe_distance"]
