@@ -308,12 +308,8 @@ def located(doc: Doc, path: Path_, message: str) -> Problem:
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:
-    seen, out = set(), []
-    for p in problems:
-        if p not in seen:
-            seen.add(p)
-            out.append(p)
-    return out
+    """Distinct problems in file order."""
+    return sorted(set(problems), key=lambda p: (p.file, p.line, p.col, p.field, p.message))
 
 
 def load_scenario_file(path: str | Path) -> Scenario:

@@ -62,8 +62,9 @@ def _lane_ok(lane: int, scn: Scenario) -> bool:
 
 def _lanes_text(scn: Scenario) -> str:
     lanes = scn.road.lanes
-    back = f" or -1..-{lanes.backward}" if lanes.backward else ""
-    return f"1..{lanes.forward}{back}"
+    fwd = "1" if lanes.forward == 1 else f"1..{lanes.forward}"
+    back = "" if not lanes.backward else " or -1" if lanes.backward == 1 else f" or -1..-{lanes.backward}"
+    return f"lane {fwd}{back}"
 
 
 def semantic_problems(scn: Scenario, data: Any) -> list[Found]:
@@ -122,7 +123,7 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
 def _ego(scn: Scenario) -> Iterator[Found]:
     ego, road = scn.ego, scn.road
     if not 1 <= ego.lane <= road.lanes.forward:
-        yield ("ego", "lane"), f"lane {ego.lane} does not exist (expected 1..{road.lanes.forward}, a forward lane)", False
+        yield ("ego", "lane"), f"lane {ego.lane} does not exist (expected a forward lane: {_lanes_text(scn).split(' or ')[0]})", False
     if ego.s > road.length:
         yield ("ego", "s"), f"s {ego.s:g} is beyond the road's end (length {road.length:g} m)", False
     route = ego.route
