@@ -259,7 +259,8 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
     if kind == "RelativeDistanceCondition":
         v, fs, ref = _f(el, "value"), _b(el, "freespace"), el.get("entityRef")
         dtype, cs = el.get("relativeDistanceType", "cartesian"), _cs(el)
-        return lambda c, e: compare(abs(rel_distance(c, e, c.snap[ref], dtype, fs, cs)), v, rule)
+        # longitudinal and lateral distances are signed (negative behind / right), as esmini reads them
+        return lambda c, e: compare(rel_distance(c, e, c.snap[ref], dtype, fs, cs), v, rule)
     if kind == "TimeHeadwayCondition":
         v, fs, ref, cs = _f(el, "value"), _b(el, "freespace"), el.get("entityRef"), _cs(el)
 

@@ -23,6 +23,7 @@ from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY, Element, bu
 
 __all__ = ["EntityState", "ScenarioEngine", "EXTERNAL_KINDS", "controller_kind"]
 
+_DRIVABLE = ("driving", "entry", "exit", "onRamp", "offRamp", "connectingRamp", "bidirectional", "onramp", "offramp")
 _STATIC = ("WorldPosition", "LanePosition", "RoadPosition")
 
 
@@ -68,6 +69,7 @@ class ScenarioEngine:
                 actors = self._actors(ev.parent.parent)
                 el.runtime_proto = el.xml  # built again at each start (events may run more than once)
                 make_action(el.xml, actors, self)  # load-time check: unsupported elements are refused now
+        self._track_offroad = any(True for _ in sb.iter("OffroadCondition"))
         st = sb.find("StopTrigger")
         self.stop_trigger = C.build_trigger(st, self) if st is not None and len(st) else None
         self._init_actions = self._build_init(sb.find("Init/Actions"))
@@ -215,6 +217,11 @@ class ScenarioEngine:
             advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
             e.accel = (e.speed - v0) / self.tick
             e.yaw_rate = wrap(e.h - self.snap[n].h) / self.tick
+            if self._track_offroad and self.network is not None and self.motions[n].road is not None:
+                mt = self.network.locate(e.x, e.y)
+                m = self.motions[n]
+                off = mt is None or not mt.on_road or mt.lane_type not in _DRIVABLE  # esmini: off the driving lanes
+                m.offroad = m.offroad + self.tick if off else 0.0
         for ra in [ra for _, ra in self.running if not ra.done]:
             if ra.actor and ra.actor not in self.entities:
                 ra.done = True

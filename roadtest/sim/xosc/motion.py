@@ -216,7 +216,6 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         s = over if nd > 0 else length - over
     m.s = s
     m.end_of_road = m.end_of_road + dt if hit_end else 0.0
-    m.offroad = 0.0
     old = m.offset
     if m.lat is not None:
         m.lat.elapsed += dt

@@ -102,7 +102,10 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
     if k == "LanePosition":
         road, lane = a["roadId"], int(float(a["laneId"]))
         r = _lane_pose(net, road, lane, _num(a, "s"), _num(a, "offset"))
-        r.h = _orient(spec, r.h)
+        # as esmini: the base heading is the road's for right lanes and reversed for left lanes,
+        # whatever the map's traffic rule (left-hand-traffic_by_heading.xosc relies on it)
+        base = net.road_to_world(road, r.lane.s, 0.0).h + (math.pi if lane > 0 else 0.0)
+        r.h = _orient(spec, wrap(base))
         return r
     if k == "RoadPosition":
         road, s, t = a["roadId"], _num(a, "s"), _num(a, "t")
@@ -143,5 +146,8 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
     ds = _num(a, "ds", _num(a, "dsLane"))
     s = lp.s + ds * direction if "dsLane" in a else lp.s + ds
     r = _lane_pose(net, lp.road, lane, s, _num(a, "offset"))
-    r.h = _orient(spec, r.h)
+    # heading: the road's direction the reference entity travels in
+    ref_road_h = net.road_to_world(lp.road, lp.s, 0.0).h
+    along = math.cos(wrap(ref.h - ref_road_h)) >= 0
+    r.h = _orient(spec, wrap(net.road_to_world(lp.road, r.lane.s, 0.0).h + (0.0 if along else math.pi)))
     return r
