@@ -7,6 +7,7 @@ and the end of the curve is reached exactly at ds = length.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 
@@ -214,12 +215,14 @@ class Poly:
 class Piecewise:
     """A piecewise cubic from sorted Poly records; evaluates vectorised; 0 when there are none."""
 
-    __slots__ = ("records", "starts", "coef")
+    __slots__ = ("records", "starts", "coef", "_starts_list", "_coef_list")
 
     def __init__(self, records: list[Poly]):
         self.records = sorted(records, key=lambda r: r.s)
         self.starts = np.array([r.s for r in self.records], dtype=float)
         self.coef = np.array([[r.s, r.a, r.b, r.c, r.d] for r in self.records], dtype=float).reshape(-1, 5)
+        self._starts_list = self.starts.tolist()
+        self._coef_list = self.coef.tolist()
 
     def __call__(self, s):
         s = np.asarray(s, dtype=float)
@@ -229,6 +232,15 @@ class Piecewise:
         c = self.coef[i]
         ds = s - c[..., 0]
         return c[..., 1] + ds * (c[..., 2] + ds * (c[..., 3] + ds * c[..., 4]))
+
+    def scalar(self, s: float) -> float:
+        """Value at one s, without numpy overhead."""
+        if not self.records:
+            return 0.0
+        i = max(bisect.bisect_right(self._starts_list, s) - 1, 0)
+        _, a, b, c, d = self._coef_list[i]
+        ds = s - self.records[i].s
+        return a + ds * (b + ds * (c + ds * d))
 
     def derivative(self, s):
         s = np.asarray(s, dtype=float)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 
@@ -122,6 +123,7 @@ class Road:
     def __post_init__(self) -> None:
         self.geom_starts = np.array([g.s for g in self.geoms], dtype=float)
         self.section_starts = np.array([sec.s for sec in self.sections], dtype=float)
+        self._sec_list = self.section_starts.tolist()
 
     # ---- reference line -------------------------------------------------------------------
     def _gi(self, s: np.ndarray) -> np.ndarray:
@@ -151,7 +153,27 @@ class Road:
 
     # ---- lanes --------------------------------------------------------------------------------
     def section_index(self, s: float) -> int:
-        return int(np.clip(np.searchsorted(self.section_starts, s, side="right") - 1, 0, len(self.sections) - 1))
+        return min(max(bisect.bisect_right(self._sec_list, float(s)) - 1, 0), len(self.sections) - 1)
+
+    def bounds_at(self, si: int, s: float) -> dict[int, tuple[float, float]]:
+        """bounds() at one s, in plain floats (the fast path for single queries)."""
+        sec = self.sections[si]
+        ds = s - sec.s
+        t0 = self.lane_offset.scalar(s)
+        out = {0: (t0, t0)}
+        for side, ids in ((1, sec.left), (-1, sec.right)):
+            inner = t0
+            for lid in ids:
+                lane = sec.lanes[lid]
+                if lane.width is not None:
+                    outer = inner + side * lane.width.scalar(ds)
+                elif lane.border is not None:
+                    outer = t0 + lane.border.scalar(ds)
+                else:
+                    outer = inner
+                out[lid] = (inner, outer)
+                inner = outer
+        return out
 
     def bounds(self, si: int, s) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """{lane id: (inner t, outer t)} of every lane of section si at s (vectorised; t in road frame)."""

@@ -52,7 +52,8 @@ class RoadNetwork:
         self._order = list(self.roads)
         self._ri = {rid: i for i, rid in enumerate(self._order)}
         self.graph = LaneGraph(pm)
-        self.index = LaneIndex([self.roads[r] for r in self._order])
+        self._roads_list = [self.roads[r] for r in self._order]
+        self.index = LaneIndex(self._roads_list)
         self.objects: list[RoadObject] = [self._object(r, o) for r in self.roads.values() for o in r.objects]
 
     @classmethod
@@ -139,31 +140,32 @@ class RoadNetwork:
     # ---- locate -------------------------------------------------------------------------------
     def _matches(self, xy, h=None, driving_only=False, hint_road=None) -> list[LaneMatch | None]:
         c = self.index.query(xy, h, driving_only, hint_road)
+        P, R = self.index.pts, self.index.ref
+        kd = c.kd.tolist()
+        ref = P["ref"][np.maximum(c.kd, 0)]
+        cols = (R["road"][ref].tolist(), R["sec"][ref].tolist(), c.lane.tolist(), c.s.tolist(), c.t.tolist(),
+                c.center.tolist(), c.dist_out.tolist(), c.on_road.tolist(), c.hdiff.tolist())
         out: list[LaneMatch | None] = []
-        for i in range(len(c.kd)):
-            if c.kd[i] < 0:
+        for i, (ri, si, lane, s, t, center, dist_out, on_road, hd) in enumerate(zip(*cols)):
+            if kd[i] < 0:
                 out.append(None)
                 continue
-            ri, si = self.index.road_of(int(c.kd[i]))
-            road = self.roads[self._order[ri]]
-            lane, s, t = int(c.lane[i]), float(c.s[i]), float(c.t[i])
-            center, dist_out = float(c.center[i]), float(c.dist_out[i])
-            if dist_out > 0 and c.on_road[i] and not driving_only:
+            road = self._roads_list[ri]
+            if dist_out > 0 and on_road and not driving_only:
                 lane, center, dist_out = self._exact_lane(road, s, t, lane, center, dist_out)
+                si = road.section_index(s)
             if dist_out > MAX_OFF_ROAD:
                 out.append(None)
                 continue
-            si = road.section_index(s)
             ln = road.sections[si].lanes.get(lane)
-            out.append(LaneMatch(road=road.id, lane=lane, s=s, t=t, offset=t - center,
-                                 heading_diff=float(c.hdiff[i]), lane_type=ln.type if ln else "none",
-                                 on_road=bool(c.on_road[i]), junction=road.junction))
+            out.append(LaneMatch(road=road.id, lane=lane, s=s, t=t, offset=t - center, heading_diff=hd,
+                                 lane_type=ln.type if ln else "none", on_road=on_road, junction=road.junction))
         return out
 
     def _exact_lane(self, road: Road, s, t, lane, center, dist_out):
         """The lane whose exact bounds at s contain t (the index's nearest samples were a neighbour's)."""
-        for lid, (a, b) in road.bounds(road.section_index(s), s).items():
-            lo, hi = sorted((float(a[0]), float(b[0])))
+        for lid, (a, b) in road.bounds_at(road.section_index(s), s).items():
+            lo, hi = (a, b) if a <= b else (b, a)
             if lid != 0 and lo <= t <= hi and hi - lo > 1e-3:
                 return lid, 0.5 * (lo + hi), 0.0
         return lane, center, dist_out
