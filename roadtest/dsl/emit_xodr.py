@@ -32,7 +32,7 @@ class _SpeedLane(xodr.Lane):
     def get_element(self) -> ET.Element:
         el = super().get_element()
         if self.speed is not None:
-            sp = ET.Element("speed", {"sOffset": "0.0", "max": f"{self.speed:.6g}", "unit": "m/s"})
+            sp = ET.Element("speed", {"sOffset": "0.0", "max": f"{self.speed:.9g}", "unit": "m/s"})
             # XSD order: link, width, roadMark, material, speed, access, height, rule
             after = [i for i, c in enumerate(el) if c.tag in ("link", "width", "border", "roadMark", "material")]
             el.insert(after[-1] + 1 if after else 0, sp)

@@ -21,6 +21,7 @@ Keys follow roadtest/bundle.py's docstring (SI units). Additions written here, b
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from roadtest import __version__
@@ -34,12 +35,18 @@ def _spot(spot: Spot) -> dict[str, Any]:
     return {"road": str(spot.road), "lane": spot.lane, "s": spot.s, "x": spot.x, "y": spot.y, "h": spot.h}
 
 
+@lru_cache(maxsize=1)
+def _catalogue() -> dict:
+    """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
+    from roadtest.dsl.rules import load_catalogue
+
+    return load_catalogue()
+
+
 def rules_meta(sc) -> tuple[list[dict[str, Any]], str | None]:
     """Rules in force with SI params, priority and class from the catalogue, and the governing rule."""
     try:
-        from roadtest.dsl.rules import load_catalogue
-
-        catalogue = load_catalogue()
+        catalogue = _catalogue()
     except Exception:  # catalogue missing or broken: still write the ids
         catalogue = {}
     out, ids = [], []

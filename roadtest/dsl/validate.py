@@ -76,6 +76,11 @@ def check_xsd(path: Path, tree=None) -> list[Problem]:
     if not kind:
         return [Problem(str(path), tree.getroot().sourceline or 0, 1, "",
                         f"root element <{root}>: expected <OpenSCENARIO> or <OpenDRIVE>")]
+    header = tree.getroot().find("FileHeader" if kind == "xosc" else "header")
+    major = header.get("revMajor") if header is not None else None
+    if major is not None and major.strip() != "1":
+        return [Problem(str(path), header.sourceline or 0, 1, "",
+                        f"revMajor {major}: no XSD for this revision (expected 1)")]
     xsd = xsd_path(kind, _rev_minor(tree, kind))
     schema = _schema(xsd)
     schema.validate(tree)
