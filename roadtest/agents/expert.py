@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import numpy as np
+
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.rules import RuleLimits, rule_limits
@@ -22,6 +24,8 @@ __all__ = ["ExpertAgent", "Obstacle"]
 COMFORT_DECEL = 3.0  # m/s^2, planned braking
 MAX_DECEL = 7.0  # m/s^2, emergency braking the expert allows itself
 STOP_DECEL = 2.5  # m/s^2, the profile it brakes along towards a stop point
+LAT_ACCEL = 2.0  # m/s^2, in bends
+JERK_UP, JERK_DOWN = 2.5, 3.5  # m/s^3, comfort limits on the commanded acceleration
 REACTION = 1.0  # s, for the visibility speed
 DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
 
@@ -55,9 +59,11 @@ class ExpertAgent(AutonomousAgent):
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
                                     max_accel=float(c["max_accel"]), max_decel=float(c["max_decel"]))
         self.route: RoutePath | None = None
+        self.kappa: np.ndarray | None = None  # 1/m, route curvature at each route point
         self.stops_done: list[float] = []  # route positions of stop lines already stopped at
         self.stopped_since: float | None = None
         self.offset = 0.0  # m, current lateral offset from the route (left positive)
+        self.ev_mode: str | None = None  # "change" | "pullover" | "back" while making way for an emergency vehicle
         self.prev_speed: float | None = None
         self.bias = 0.0  # m/s^2, learnt difference between commanded and achieved acceleration
         self.prev_accel = 0.0
@@ -83,6 +89,7 @@ class ExpertAgent(AutonomousAgent):
             pts = sensor_data(input_data, "route") or self.global_plan
             if pts and len(pts) >= 2:
                 self.route = RoutePath(pts)
+                self.kappa = _curvature(self.route)
         if "x" not in ego:
             return accel_to_control(-COMFORT_DECEL, speed, 0.0, self.params)
         ego_s = self.route.project(ego["x"], ego["y"])[0] if self.route is not None else 0.0
@@ -92,17 +99,28 @@ class ExpertAgent(AutonomousAgent):
         limits = rule_limits(view)
         self._update_offset(view, ego, speed)
         v_des = self._desired_speed(view, speed, half, limits)
+        if self.ev_mode == "pullover":
+            v_des = 0.0  # at the roadside until the emergency vehicle has passed
         obstacles = self._obstacles(view, ego, ego_s, speed, half, timestamp, limits)
         accel = self._accel(speed, v_des, obstacles, limits)
         steer = self._steer(view, ego, ego_s, speed)
-        self._learn(speed, accel)
         binding = min(obstacles, key=lambda o: o.gap) if obstacles else None
         if binding is not None and binding.speed < 0.1 and binding.gap - binding.s0 < 0.4 and speed < 0.6:
-            accel = -MAX_DECEL  # at the stop point: stop firmly instead of IDM's slow creep
+            accel = min(accel, -1.5)  # at the stop point: settle instead of creeping
+        accel = self._smooth(accel)
+        self._learn(speed, 0.0 if speed < 0.05 and accel <= 0.0 else accel)
         self.planned = self._plan(ego, ego_s, speed, v_des, obstacles, limits)
         self.text = f"v_des {v_des:.1f} m/s" + (f"; stop for {binding.why} in {binding.gap:.1f} m" if binding else "")
         cmd = accel if accel <= 0.0 else accel + self.bias
         return accel_to_control(cmd, speed, steer, self.params)
+
+    def _smooth(self, accel: float) -> float:
+        """Limit jerk (nuPlan's comfort bound is 4.13 m/s^3) unless a hard brake is needed now."""
+        prev = self.prev_accel
+        if accel < -COMFORT_DECEL - 1.0 and accel < prev:
+            return accel
+        step = (JERK_UP if accel > prev else JERK_DOWN) * self.dt
+        return prev + max(-step, min(step, accel - prev))
 
     def _learn(self, speed: float, accel: float) -> None:
         """Estimate drag and model error from the last command and the speed change it produced."""
@@ -113,21 +131,34 @@ class ExpertAgent(AutonomousAgent):
 
     # ------------------------------------------------------------ lateral
     def _update_offset(self, view: Mapping[str, Any], ego: Mapping[str, Any], speed: float) -> None:
-        """Move aside for an emergency vehicle with its siren on behind; come back once it has passed."""
-        want = 0.0
-        side = -1.0 if view.get("driving_side", "right") == "right" else 1.0
+        """Move aside for an emergency vehicle with its siren on behind; come back once it has passed.
+
+        A free same-direction lane whose mark may be crossed is used (the driving side first); otherwise
+        the expert pulls over within its own lane and stops.
+        """
+        want, self.ev_mode = 0.0, None
+        right_hand = view.get("driving_side", "right") == "right"
         lane = view.get("lane") or {}
         width = float(lane.get("width") or 3.5)
+        own = lane.get("lane")
         for a in view.get("actors") or []:
             if not a.get("siren") or a.get("route_s") is None:
                 continue
-            if -80.0 <= a["route_s"] <= 2.0 and abs(a["route_d"] - float(ego.get("route_d") or 0.0)) < width:
-                neighbour = lane.get("right" if side < 0 else "left") or {}
-                if neighbour.get("lane") is not None and neighbour.get("crossing_allowed") and not _lane_busy(view, side * width):
-                    want = side * width
-                else:
-                    want = side * max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1)
-        rate = 0.8 * self.dt  # m per tick, about a 4 s lane change
+            if not (-80.0 <= a["route_s"] <= 2.0 and abs(a["route_d"] - self.offset) < width * 0.75):
+                continue
+            for side, sign in (("right", -1.0), ("left", 1.0)) if right_hand else (("left", 1.0), ("right", -1.0)):
+                nb = lane.get(side) or {}
+                same_dir = nb.get("lane") is not None and own is not None and (nb["lane"] > 0) == (own > 0)
+                if same_dir and nb.get("crossing_allowed") and not _lane_busy(view, sign * width):
+                    want, self.ev_mode = sign * width, "change"
+                    break
+            else:
+                sign = -1.0 if right_hand else 1.0
+                want, self.ev_mode = sign * max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1), "pullover"
+            break
+        if self.ev_mode is None and abs(self.offset) > 0.05:
+            self.ev_mode = "back"
+        rate = 1.2 * self.dt  # m per tick, a 3 s lane change
         self.offset += max(-rate, min(rate, want - self.offset))
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
@@ -156,7 +187,14 @@ class ExpertAgent(AutonomousAgent):
         if vis < 1000.0:
             b = COMFORT_DECEL
             v = min(v, math.sqrt((b * REACTION) ** 2 + 2.0 * b * vis) - b * REACTION)
-        for dist, lim in list(view.get("speed_limits_ahead") or []) + limits.ahead:
+        ahead = list(view.get("speed_limits_ahead") or []) + limits.ahead
+        if self.route is not None and self.kappa is not None:
+            ego_s = float((view.get("ego") or {}).get("route_s") or 0.0)
+            lo, hi = np.searchsorted(self.route.cum, [ego_s - half, ego_s + 60.0])
+            for s_k, k in zip(self.route.cum[lo:hi], self.kappa[lo:hi]):
+                if k > 1e-3:  # a bend: lateral acceleration at most LAT_ACCEL, reached before the front gets there
+                    ahead.append((float(s_k - ego_s) + half + 3.0, math.sqrt(LAT_ACCEL / k)))
+        for dist, lim in ahead:
             d = max(float(dist) - half - 3.0, 0.0)  # reach the new limit 3 m before the front passes it
             v = min(v, math.sqrt(max(float(lim) - margin, 0.0) ** 2 + 2.0 * 1.5 * d))
         return max(v, 0.0)
@@ -203,12 +241,9 @@ class ExpertAgent(AutonomousAgent):
                 if on and near:
                     out.append(Obstacle(gap=gap, speed=0.0, why=f"pedestrian {p.get('id')} at crosswalk", s0=1.5))
                     break
-        for a in view.get("actors") or []:
-            if a.get("siren") and a.get("route_s") is not None and -60.0 <= a["route_s"] <= 2.0 and abs(self.offset) < lane_w * 0.6:
-                out.append(Obstacle(gap=max(8.0, speed * 2.0), speed=0.0, why=f"pulling over for {a.get('id')}", s0=0.5))
         route_len = ego.get("route_length") or (self.route.length if self.route else None)
-        if route_len:
-            out.append(Obstacle(gap=float(route_len) - ego_s - half + 2.0, speed=0.0, why="goal", s0=1.0))
+        if route_len and ego_s > float(route_len) - 3.0:  # the simulator ends the run at the goal; past it, stop
+            out.append(Obstacle(gap=float(route_len) - ego_s - half + 12.0, speed=0.0, why="goal", s0=1.0))
         return out
 
     def _stop_lines(self, view: Mapping[str, Any], ego_s: float, speed: float, half: float, t: float) -> list[Obstacle]:
@@ -268,6 +303,23 @@ class ExpertAgent(AutonomousAgent):
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
         return tuple((float(px), float(py)) for px, py in pts)
+
+
+def _curvature(route: RoutePath) -> np.ndarray:
+    """Unsigned curvature at each route point from the heading change over about +-3 m."""
+    n = len(route.pts)
+    if n < 3:
+        return np.zeros(n)
+    heading = np.unwrap(np.arctan2(route.seg_dir[:, 1], route.seg_dir[:, 0]))
+    seg_h = np.r_[heading, heading[-1]]  # heading leaving each point
+    out = np.zeros(n)
+    for i in range(n):
+        j0 = int(np.searchsorted(route.cum, route.cum[i] - 3.0))
+        j1 = int(min(np.searchsorted(route.cum, route.cum[i] + 3.0), n - 1))
+        ds = route.cum[j1] - route.cum[j0]
+        if ds > 0.5:
+            out[i] = abs(seg_h[min(j1, n - 2)] - seg_h[j0]) / ds
+    return out
 
 
 def _lane_busy(view: Mapping[str, Any], d: float) -> bool:
