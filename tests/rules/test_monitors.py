@@ -253,12 +253,22 @@ def expressway_distance(case):
     return drive(const(v, 20), others=lead_at(gap, v)), meta("expressway_distance")
 
 
+def solid_line_exception(case):
+    ev = invasion(False)
+    if case == "satisfied":  # crossing to clear the way for an ambulance right behind
+        return drive(const(10.0, 30), others=_ev, events=lambda i: ev if i == 15 else ()), meta("solid_line_exception")
+    gap = 12.0 if case == "violated" else 15.0  # a crawling lead 15 m ahead is the boundary of "blocked"
+    speed = 2.0 if case == "violated" else 0.5
+    lead = lambda i, x: [other("lead", "car", x + 4.0 + gap, -1.75, speed=speed)]  # noqa: E731
+    return drive(const(1.0, 30), others=lead, events=lambda i: ev if i == 15 else ()), meta("solid_line_exception")
+
+
 BUILDERS = {f.__name__: f for f in [
     speed_limit, school_zone_speed, work_zone_speed, fog_speed_limit, fog_expressway, night_speed, stop_sign,
     red_light, yellow_light, no_overtaking_solid_line, no_lane_change_tunnel, safe_distance,
     yield_pedestrian_crosswalk, yield_emergency_vehicle, no_stopping, right_of_way_unsignalised, give_way_sign,
     no_u_turn, driving_side, min_speed_expressway, merge_give_way, vru_lateral_clearance, no_entry, officer_signal,
-    time_to_collision, no_collision_vru, no_collision_vehicle, expressway_distance,
+    time_to_collision, solid_line_exception, no_collision_vru, no_collision_vehicle, expressway_distance,
 ]}
 EXPECT = {"satisfied": "satisfied", "violated": "violated", "boundary": "satisfied"}
 

@@ -1,0 +1,75 @@
+"""Composition: coexisting contexts merge into a loadable scenario; exclusive ones fail naming both rules."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from roadtest.cli import main
+from roadtest.dsl.compose import compose_scenario, merge_contexts
+from roadtest.dsl.rules import load_catalogue
+from roadtest.errors import UserError
+
+CAT = load_catalogue()
+
+
+def test_incompatible_pair_names_both_rules_and_the_clash():
+    with pytest.raises(UserError) as e:
+        compose_scenario(["merge_give_way", "no_overtaking_solid_line"], "CN", CAT)
+    msg = str(e.value)
+    assert "merge_give_way" in msg and "no_overtaking_solid_line" in msg and "lane_change" in msg
+    with pytest.raises(UserError, match="stop_sign needs junction = stop_sign, red_light needs junction = traffic_light"):
+        compose_scenario(["stop_sign", "red_light"], "DE", CAT)
+
+
+def test_rule_outside_its_jurisdictions_is_refused():
+    with pytest.raises(UserError, match="fog_expressway has no jurisdiction DE"):
+        compose_scenario(["fog_expressway"], "DE", CAT)
+
+
+def test_scene_requirements_are_merged():
+    sc = compose_scenario(["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], "CN", CAT)
+    assert sc["environment"]["weather"] == "fog_dense"
+    assert sc["road"]["markings"]["center"] == "solid_yellow"
+    assert [a["kind"] for a in sc["actors"]] == ["truck"]
+    assert sc["level"] == "L4" and sc["rules"] == ["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"]
+    de = compose_scenario(["no_overtaking_solid_line"], "DE", CAT)
+    assert de["road"]["markings"]["center"] == "solid_white"
+    stop = compose_scenario(["stop_sign"], "JP", CAT)
+    assert stop["road"]["kind"] == "t_junction" and stop["ego"]["route"] == {"exit": "left"}
+    assert {s["id"] for s in stop["road"]["signs"]} == {"stop"} and stop["road"]["stop_lines"]
+
+
+def test_conflict_resolved_by_priority_and_recorded():
+    comp = merge_contexts([CAT["red_light"], CAT["officer_signal"]], "CN")
+    assert comp.governing == "officer_signal"
+    assert comp.conflicts[0]["yields"] == "red_light"
+    assert compose_scenario(["red_light", "officer_signal"], "CN", CAT)["level"] == "L5"
+
+
+def test_compose_is_deterministic():
+    a = compose_scenario(["school_zone_speed", "yield_pedestrian_crosswalk"], "US", CAT)
+    b = compose_scenario(["school_zone_speed", "yield_pedestrian_crosswalk"], "US", CAT)
+    assert a == b
+
+
+@pytest.mark.parametrize("rules,country", [
+    (["stop_sign"], "DE"), (["red_light", "officer_signal"], "CN"), (["speed_limit", "safe_distance"], "US"),
+    (["yield_emergency_vehicle", "no_overtaking_solid_line"], "JP"),
+    (["school_zone_speed", "yield_pedestrian_crosswalk"], "US"), (["no_lane_change_tunnel"], "CN"),
+])
+def test_cli_writes_a_scenario_the_loader_accepts(tmp_path, capsys, rules, country):
+    from roadtest.dsl.loader import load_scenario_file
+
+    out = tmp_path / "s.yaml"
+    assert main(["compose", *rules, "--country", country, "-o", str(out)]) == 0
+    sc = load_scenario_file(out)
+    assert [r.id for r in sc.rules] == rules and sc.country == country
+    assert yaml.safe_load(out.read_text())["rules"] == rules
+    assert out.read_text().startswith("# roadtest compose")
+
+
+def test_cli_incompatible_exits_2(tmp_path, capsys):
+    assert main(["compose", "stop_sign", "red_light", "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "mutually exclusive" in capsys.readouterr().err
+    assert not (tmp_path / "x.yaml").exists()
