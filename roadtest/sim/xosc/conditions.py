@@ -118,7 +118,7 @@ def boxes_overlap(a: Any, b: Any) -> bool:
 def rel_distance(ctx: Any, a: Any, b: Any, dtype: str = "cartesian", freespace: bool = False,
                  cs: str = "entity") -> float:
     """Signed distance from a to b (positive ahead/left of a) in the given coordinate system."""
-    if dtype in ("cartesian", "euclidianDistance", "euclidean"):
+    if dtype in ("cartesian", "cartesianDistance", "euclidianDistance", "euclideanDistance"):
         if freespace:
             return box_distance(a, b)
         return math.hypot(b.x - a.x, b.y - a.y)
