@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, LanePos
+from roadtest.sim.embedded.lanes import LaneTable
 
 __all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
 
@@ -17,6 +18,7 @@ LC_TIME = 3.0  # s, duration of a lane change
 MOBIL_PERIOD = 1.0  # s between lane-change decisions of one vehicle
 HORIZON = 150.0  # m, look-ahead for leaders and signals
 SPAWN_SPACING = 20.0  # m between candidate spawn slots
+SIGNAL_REFRESH = 20.0  # m travelled before the signals ahead are looked up again
 DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
 
 
@@ -85,6 +87,7 @@ class TrafficVehicle:
     h: float = 0.0
     yaw_rate: float = 0.0
     t: float = 0.0  # m, road-frame lateral offset of the centre
+    sig_cache: tuple | None = None  # (road, lane, s, [(dynamic signal, distance)]) from the last look-up
     alive: bool = True
 
     @property
@@ -128,6 +131,7 @@ class Traffic:
         self.rng = random.Random(int(cfg.get("seed", 0)) * 1_000_003 + int(seed))
         self.default_speed = speed_limit or DEFAULT_SPEED
         self._extent: dict[tuple[str, int], tuple[float, float]] = {}
+        self.table = LaneTable(network)
         self._dyn_signals = any(getattr(s, "dynamic", False) for s in getattr(network, "signals", {}).values())
         self.vehicles: list[TrafficVehicle] = []
         self.walkers: list[Walker] = []
@@ -182,12 +186,18 @@ class Traffic:
                 mid = 0.5 * (lo + hi)
                 if hi - lo < 1.0 or self.net.lane_type(road, lane, mid) not in ("driving",):
                     continue
-                pose = self.net.lane_to_world(road, lane, mid)
-                m = self.net.locate(pose.x, pose.y)
-                if m is not None and m.junction is not None:
+                if self._in_junction(road, lane, mid):
                     continue
                 out.append((road, lane, lo, hi))
         return out
+
+    def _in_junction(self, road: str, lane: int, s: float) -> bool:
+        junction_of = getattr(self.net, "junction_of", None)
+        if junction_of is not None:
+            return junction_of(road) is not None
+        pose = self.net.lane_to_world(road, lane, s)
+        m = self.net.locate(pose.x, pose.y)
+        return m is not None and m.junction is not None
 
     def _spawn(self, density: float, count, pedestrians: int, avoid) -> None:
         lanes = self._driving_lanes() if density > 0 or count else []
@@ -196,14 +206,17 @@ class Traffic:
         slots = []
         for road, lane, lo, hi in lanes:
             k = int((hi - lo - SPAWN_SPACING) // SPAWN_SPACING)
-            for i in range(k + 1):
-                s = lo + 0.5 * SPAWN_SPACING + i * SPAWN_SPACING
-                if s > hi - 5.0:
-                    break
-                pose = self.net.lane_to_world(road, lane, s)
-                if all((pose.x - ax) ** 2 + (pose.y - ay) ** 2 > 25.0 ** 2 for ax, ay in avoid):
-                    slots.append((road, lane, s))
-        chosen = sorted(self.rng.sample(slots, min(n, len(slots))))
+            slots += [(road, lane, lo + 0.5 * SPAWN_SPACING + i * SPAWN_SPACING) for i in range(k + 1)
+                      if lo + 0.5 * SPAWN_SPACING + i * SPAWN_SPACING <= hi - 5.0]
+        self.rng.shuffle(slots)
+        chosen = []
+        for road, lane, s in slots:
+            if len(chosen) >= n:
+                break
+            px, py = self.table.pose(road, lane, self.extent(road, lane), s)[:2]
+            if all((px - ax) ** 2 + (py - ay) ** 2 > 25.0 ** 2 for ax, ay in avoid):
+                chosen.append((road, lane, s))
+        chosen.sort()
         for i, (road, lane, s) in enumerate(chosen):
             rng = random.Random(self.rng.getrandbits(64))
             truck = rng.random() < 0.1
@@ -306,9 +319,15 @@ class Traffic:
     def _signal_gap(self, v: TrafficVehicle, signals: Mapping[str, str]) -> float | None:
         if not self._dyn_signals:
             return None
-        for sig, dist in self.net.signals_for(v.road, v.lane, v.s, ahead=HORIZON):
+        c = v.sig_cache
+        if c is None or c[0] != v.road or c[1] != v.lane or abs(v.s - c[2]) > SIGNAL_REFRESH:
+            found = [(sig, d) for sig, d in self.net.signals_for(v.road, v.lane, v.s, ahead=HORIZON) if sig.dynamic]
+            c = v.sig_cache = (v.road, v.lane, v.s, found)
+        moved = abs(v.s - c[2])
+        for sig, d0 in c[3]:
+            dist = d0 - moved
             state = str(signals.get(sig.id, "")).lower()
-            if sig.dynamic and ("red" in state or ("yellow" in state and dist > v.speed ** 2 / (2 * self.p.b_safe))):
+            if dist > -1.0 and ("red" in state or ("yellow" in state and dist > v.speed ** 2 / (2 * self.p.b_safe))):
                 return max(0.1, dist - 0.5 * v.length - 1.0)
         return None
 
@@ -396,22 +415,19 @@ class Traffic:
             self._walker_pose(w)
 
     def _pose(self, v: TrafficVehicle, dt: float) -> None:
-        p = self.net.lane_to_world(v.road, v.lane, v.s, v.offset)
-        h = p.h
+        x, y, z, h, t = self.table.pose(v.road, v.lane, self.extent(v.road, v.lane), v.s, v.offset)
         if v.lc_progress < 1.0:
             # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
             dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
             h += math.atan2(dlat, max(v.speed, 0.1))
         h = math.remainder(h, math.tau)
         v.yaw_rate = math.remainder(h - v.h, math.tau) / dt if dt > 0 else 0.0
-        v.x, v.y, v.z, v.h = p.x, p.y, p.z, h
-        r = self.net.road_to_world(v.road, v.s)
-        v.t = (p.x - r.x) * -math.sin(r.h) + (p.y - r.y) * math.cos(r.h)
+        v.x, v.y, v.z, v.h, v.t = x, y, z, h, t
 
     def _walker_pose(self, w: Walker) -> None:
-        p = self.net.lane_to_world(w.road, w.lane, w.s)
+        x, y, z, h, _ = self.table.pose(w.road, w.lane, self.extent(w.road, w.lane), w.s)
         same = self.net.lane_direction(w.road, w.lane) == w.dir
-        w.x, w.y, w.z, w.h = p.x, p.y, p.z, math.remainder(p.h if same else p.h + math.pi, math.tau)
+        w.x, w.y, w.z, w.h = x, y, z, math.remainder(h if same else h + math.pi, math.tau)
 
     def actor_states(self) -> list[ActorState]:
         """The WorldState view of every background actor, with exact lane positions."""
