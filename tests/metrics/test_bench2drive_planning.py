@@ -99,3 +99,14 @@ def test_plan_collision_rate_against_future_boxes(gap, hit_at_1s):
     r = planning.collision_rate(tr)
     assert (r["at_horizon"]["1s"] == 1.0) is hit_at_1s
     assert r["at_horizon"]["3s"] == 0.0  # 30 m ahead, past the parked car
+
+
+def test_savgol_is_exact_on_a_quadratic():
+    import numpy as np
+
+    from roadtest.metrics.bench2drive import _savgol
+
+    t = np.arange(30) * TICK
+    x = 3.0 * t ** 2 - 2.0 * t + 1.0
+    assert np.allclose(_savgol(x, 0, TICK), x)
+    assert np.allclose(_savgol(x, 1, TICK), 6.0 * t - 2.0)
