@@ -322,13 +322,13 @@ class RuntimeAction:
             T = math.sqrt(6 * dist / amax)
         else:
             T = math.sqrt(4 * dist / amax)
-        self.profile = LateralProfile(m.offset, target, shape, "time", T,
-                                      continuous=self.el.get("continuous", "false").lower() == "true")
+        self.profile = LateralProfile(m.offset, target, shape, "time", T)
         m.lat = self.profile
 
     def _step_LaneOffsetAction(self, c: Any, dt: float) -> None:
         m = c.motions[self.actor]
-        if (self.profile.done and not self.profile.continuous) or (m.lat is not self.profile and not self.profile.continuous):
+        # esmini ends even a continuous lane offset once it has reached an absolute target
+        if self.profile.done or m.lat is not self.profile:
             self.done = True
 
     def _start_LateralDistanceAction(self, c: Any) -> None:

@@ -192,7 +192,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         e.y += step * math.sin(e.h)
         m.offroad += dt
         return
-    s = m.s + step * m.sdir
+    # the entity covers `step` metres along its lane, not along the reference line
+    s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s)
     length = net.road_length(m.road)
     hit_end = False
     while s > length + 1e-9 or s < -1e-9:
@@ -259,10 +260,21 @@ class LaneCache:
                     raise ValueError("lane absent somewhere on the road")
                 sign = net.lane_direction(road, lane)
                 h = np.unwrap(p[:, 3])
-                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign)
+                # lane-centre path length per metre of reference line (> 1 outside a curve, < 1 inside)
+                stretch = np.hypot(np.diff(p[:, 0]), np.diff(p[:, 1])) / np.diff(s)
+                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, stretch)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
         return self.tab[key]
+
+    def stretch(self, road: str, lane: int, s: float) -> float:
+        """Lane-centre metres per reference-line metre at s (1 when unknown)."""
+        tb = self._table(road, lane)
+        if tb is None:
+            return 1.0
+        st = tb[7]
+        i = min(max(int(s / self.STEP), 0), len(st) - 1)
+        return float(st[i]) if st[i] > 0.05 else 1.0
 
     def pose(self, road: str, lane: int, s: float, offset: float) -> tuple[float, float, float, float, float]:
         """(x, y, z, h along the lane's driving direction, t) at s with a road-frame offset from the centre."""
@@ -272,7 +284,7 @@ class LaneCache:
             ref = self.net.road_to_world(road, s, 0.0)
             t = (p.x - ref.x) * -math.sin(ref.h) + (p.y - ref.y) * math.cos(ref.h)
             return p.x, p.y, p.z, p.h, t
-        ss, xs, ys, zs, hs, tc, sign = tb
+        ss, xs, ys, zs, hs, tc, sign, _ = tb
         i = min(max(int(s / self.STEP), 0), len(ss) - 2)
         u = (s - ss[i]) / (ss[i + 1] - ss[i])
         x = xs[i] + u * (xs[i + 1] - xs[i])
