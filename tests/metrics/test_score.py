@@ -1,0 +1,25 @@
+"""score_run: leaderboard-named fields that Bench2Drive tooling reads, JSON-ready, with rule verdicts when available."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from metrics_synth import collision, drive, straight_meta
+from roadtest.metrics.leaderboard import INFRACTION_KEYS
+from roadtest.metrics.score import score_run
+
+
+def test_score_record_fields_and_json():
+    xs = [0.5 * i for i in range(120)]
+    rec = score_run(drive(xs, events={30: [collision("c", "car")]}), straight_meta(100))
+    json.dumps(rec, allow_nan=False)
+    assert set(rec["scores"]) == {"score_route", "score_penalty", "score_composed"}
+    assert set(rec["infractions"]) == set(INFRACTION_KEYS)
+    assert rec["infractions"]["collisions_vehicle"][0].startswith("Agent collided against object with type=car")
+    assert rec["scores"]["score_composed"] == pytest.approx(rec["scores"]["score_route"] * 0.6)
+    assert rec["bench2drive"]["success"] is False
+    assert rec["planning"]["details"]["collision_rate"]["samples"] > 0
+    assert rec["planning"]["value"] is None  # no reference trace given
+    assert "rules" in rec or any("rule monitors" in n for n in rec["notes"])
