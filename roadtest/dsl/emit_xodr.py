@@ -9,10 +9,12 @@ from scenariogeneration import xodr
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RoadPiece
 
-__all__ = ["ODR_REV_MINOR", "FIXED_DATE", "build_opendrive", "xodr_element", "write_xodr"]
+__all__ = ["ODR_REV_MINOR", "FIXED_DATE", "GEO_REFERENCE", "build_opendrive", "xodr_element", "write_xodr"]
 
 ODR_REV_MINOR = 7  # scenariogeneration ships the OpenDRIVE 1.7 XSD, so we emit and validate 1.7
 FIXED_DATE = "2024-01-01T00:00:00"  # header date: fixed so that a bundle is byte-identical across runs
+# local transverse Mercator at lat 0 / lon 0, as CARLA's towns use (scenario_runner warns without one)
+GEO_REFERENCE = "+proj=tmerc +lat_0=0 +lon_0=0 +k=1 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs"
 
 _MARK = {"none": xodr.RoadMarkType.none, "solid": xodr.RoadMarkType.solid, "broken": xodr.RoadMarkType.broken,
          "solid solid": xodr.RoadMarkType.solid_solid, "solid broken": xodr.RoadMarkType.solid_broken,
@@ -120,7 +122,7 @@ def build_opendrive(layout: Layout, name: str, country: str) -> xodr.OpenDrive:
 
     _SignalObjectBase._usedIDs.clear()
     _SignalObjectBase._IDCounter.clear()
-    odr = xodr.OpenDrive(name, revMajor="1", revMinor=str(ODR_REV_MINOR))
+    odr = xodr.OpenDrive(name, revMajor="1", revMinor=str(ODR_REV_MINOR), geo_reference=GEO_REFERENCE)
     rule = xodr.TrafficRule.LHT if layout.fwd_sign > 0 else xodr.TrafficRule.RHT
     for rid in sorted(layout.pieces):
         piece = layout.pieces[rid]
