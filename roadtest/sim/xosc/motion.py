@@ -193,7 +193,7 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         m.offroad += dt
         return
     # the entity covers `step` metres along its lane, not along the reference line
-    s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s)
+    s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s, m.offset)
     length = net.road_length(m.road)
     hit_end = False
     while s > length + 1e-9 or s < -1e-9:
@@ -260,21 +260,22 @@ class LaneCache:
                     raise ValueError("lane absent somewhere on the road")
                 sign = net.lane_direction(road, lane)
                 h = np.unwrap(p[:, 3])
-                # lane-centre path length per metre of reference line (> 1 outside a curve, < 1 inside)
-                stretch = np.hypot(np.diff(p[:, 0]), np.diff(p[:, 1])) / np.diff(s)
-                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, stretch)
+                # reference-line curvature per segment, from the lane heading's change along s
+                kappa = np.diff(h) / np.diff(s) * sign
+                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
         return self.tab[key]
 
-    def stretch(self, road: str, lane: int, s: float) -> float:
-        """Lane-centre metres per reference-line metre at s (1 when unknown)."""
+    def stretch(self, road: str, lane: int, s: float, offset: float) -> float:
+        """Path metres per reference-line metre at s, at the entity's lateral place (1 - curvature * t)."""
         tb = self._table(road, lane)
         if tb is None:
             return 1.0
-        st = tb[7]
-        i = min(max(int(s / self.STEP), 0), len(st) - 1)
-        return float(st[i]) if st[i] > 0.05 else 1.0
+        k, tc = tb[7], tb[5]
+        i = min(max(int(s / self.STEP), 0), len(k) - 1)
+        st = 1.0 - float(k[i]) * (float(tc[i]) + offset)
+        return st if st > 0.05 else 1.0
 
     def pose(self, road: str, lane: int, s: float, offset: float) -> tuple[float, float, float, float, float]:
         """(x, y, z, h along the lane's driving direction, t) at s with a road-frame offset from the centre."""
