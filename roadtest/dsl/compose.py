@@ -23,6 +23,7 @@ DEFAULT_FACTS = {"road": "urban", "junction": "none", "center_marking": "dashed"
 LEFT_HAND = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "SG", "MY", "TH", "ZA"})
 YELLOW_CENTRE = frozenset({"CN", "US", "CA", "KR"})
 # roadtest's default limits per road kind, km/h at the YAML surface
+DECORATIVE = frozenset({"tunnel", "pedestrian_crossing", "school_zone", "work_zone"})
 ROAD_LIMIT = {"urban": 50, "rural": 80, "expressway": 100}
 
 
@@ -83,8 +84,12 @@ def _marking(style: str, country: str) -> str:
 
 
 def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: dict[str, Rule] | None = None,
-                     name: str | None = None) -> dict[str, Any]:
-    """A scenario (YAML units) whose scene satisfies every composed rule's context."""
+                     name: str | None = None, countries: Sequence[str] = ()) -> dict[str, Any]:
+    """A scenario (YAML units) whose scene satisfies every composed rule's context.
+
+    `countries`: every country the scenario will be swept over; warning signs that one of them lacks
+    are left out (they inform, the rules do not depend on them).
+    """
     if not rule_ids:
         raise UserError("compose: expected at least one rule id")
     country = country.upper()
@@ -142,6 +147,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     if "pedestrian_crossing" in comp.actors or "crosswalk" in comp.signs:
         road["crosswalks"] = [{"s": 100 if not at_junction else length - 15, "width": 4}]
         signs.append({"id": "pedestrian_crossing", "s": road["crosswalks"][0]["s"] - 30, "side": "right"})
+    signs = [s for s in signs if s["id"] not in DECORATIVE or _has_sign(s["id"], [country, *countries])]
     if signs:
         road["signs"] = signs
     actors: list[dict[str, Any]] = []
@@ -170,6 +176,15 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     if not actors:
         del scenario["actors"]
     return scenario
+
+
+def _has_sign(sign_id: str, countries: Sequence[str]) -> bool:
+    try:
+        from roadtest.dsl.signs import load_signs
+    except ImportError:
+        return True
+    codes = (load_signs().get(sign_id) or {}).get("codes") or {}
+    return all(codes.get(c) for c in countries)
 
 
 def _level(rules: Sequence[Rule], facts: dict[str, str]) -> str:
