@@ -85,7 +85,12 @@ def _lanes(piece: RoadPiece) -> xodr.Lanes:
 def _planview(piece: RoadPiece) -> xodr.PlanView:
     pv = xodr.PlanView()
     for g, s in zip(piece.ref.segments, piece.ref.s_starts()):
-        geom = xodr.Line(g.length) if abs(g.curvature) < 1e-12 else xodr.Arc(g.curvature, length=g.length)
+        if g.is_spiral:
+            geom = xodr.Spiral(g.curvature, g.curvature_end, length=g.length)
+        elif abs(g.curvature) < 1e-12:
+            geom = xodr.Line(g.length)
+        else:
+            geom = xodr.Arc(g.curvature, length=g.length)
         pv.add_fixed_geometry(geom, g.x, g.y, g.h, s)
     return pv
 

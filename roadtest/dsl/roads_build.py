@@ -22,6 +22,7 @@ ARM_IDS = {"approach": 1, "right": 2, "straight": 3, "left": 4}
 _ARM_ANGLE = {"approach": -math.pi / 2, "right": 0.0, "straight": math.pi / 2, "left": math.pi}
 MERGE_JUNCTION_LENGTH = 10.0  # m of main road inside the merge junction
 MERGE_TAPER = 40.0  # m over which the acceleration lane narrows to zero
+CURVE_SPIRAL = 30.0  # m: longest clothoid leading into and out of a curve
 
 
 def mark_style(marking: str | None) -> tuple[str, str]:
@@ -141,14 +142,19 @@ def _build_linear(sc, fwd_sign: int) -> Layout:
     if road.kind == "straight":
         ref.line(road.length)
     else:
-        arc_len = road.radius * road.angle
-        lead = min(road.curve_start, road.length)
+        # clothoid in, arc, clothoid out: the spirals add k*Ls of turn, so the arc is Ls shorter
         k = (1 if road.direction == "left" else -1) / road.radius
+        turn_len = road.radius * road.angle
+        ls = min(0.25 * turn_len, CURVE_SPIRAL)
+        lead = min(road.curve_start, road.length)
+        if lead + turn_len + ls > road.length + 1e-6:
+            raise UserError(f"road: a {math.degrees(road.angle):.0f} deg curve of radius {road.radius:g} m after "
+                            f"{lead:g} m needs a road of at least {lead + turn_len + ls:.0f} m (length is {road.length:g})")
         if lead > 0:
             ref.line(lead)
-        ref.arc(min(arc_len, road.length - lead), k)
-        if road.length - lead - arc_len > 0.01:
-            ref.line(road.length - lead - arc_len)
+        ref.spiral(ls, 0.0, k).arc(turn_len - ls, k).spiral(ls, k, 0.0)
+        if road.length - lead - turn_len - ls > 0.01:
+            ref.line(road.length - lead - turn_len - ls)
     piece = _piece(1, "main", ref, _sections(road, fwd_sign, road.length, 0.0, "sidewalk"), road, sc.country)
     _zones(piece, road, 0.0)
     return Layout(pieces={1: piece}, junctions=[], fwd_sign=fwd_sign, kind=road.kind)

@@ -13,19 +13,49 @@ def wrap_angle(a: float) -> float:
     return math.atan2(math.sin(a), math.cos(a))
 
 
+_GAUSS = (  # 8-point Gauss-Legendre nodes and weights on [-1, 1]
+    (-0.9602898564975363, 0.1012285362903763), (-0.7966664774136267, 0.2223810344533745),
+    (-0.5255324099163290, 0.3137066458778873), (-0.1834346424956498, 0.3626837833783620),
+    (0.1834346424956498, 0.3626837833783620), (0.5255324099163290, 0.3137066458778873),
+    (0.7966664774136267, 0.2223810344533745), (0.9602898564975363, 0.1012285362903763),
+)
+
+
 @dataclass(frozen=True)
 class Segment:
-    """One planView geometry: a line (curvature 0) or an arc, from (x, y, h) over length metres."""
+    """One planView geometry: a line, an arc, or a spiral (curvature linear from curvature to curvature_end)."""
 
     x: float
     y: float
     h: float  # rad
     length: float  # m
-    curvature: float = 0.0  # 1/m, positive turns left
+    curvature: float = 0.0  # 1/m at the start, positive turns left
+    curvature_end: float | None = None  # 1/m at the end: set for a spiral (clothoid)
+
+    @property
+    def is_spiral(self) -> bool:
+        return self.curvature_end is not None
+
+    def heading(self, ds: float) -> float:
+        if self.curvature_end is None:
+            return self.h + self.curvature * ds
+        dk = (self.curvature_end - self.curvature) / self.length
+        return self.h + self.curvature * ds + 0.5 * dk * ds * ds
 
     def at(self, ds: float) -> tuple[float, float, float]:
         """Pose after ds metres along this segment."""
         k = self.curvature
+        if self.curvature_end is not None:
+            # Fresnel-type integral of (cos h, sin h): Gauss-Legendre on 1 m pieces, exact to ~1e-12 m
+            n = max(1, math.ceil(ds))
+            x, y, step = self.x, self.y, ds / n
+            for i in range(n):
+                a = i * step
+                for node, w in _GAUSS:
+                    hh = self.heading(a + step * (node + 1) / 2)
+                    x += w * step / 2 * math.cos(hh)
+                    y += w * step / 2 * math.sin(hh)
+            return x, y, self.heading(ds)
         if abs(k) < 1e-12:
             return self.x + ds * math.cos(self.h), self.y + ds * math.sin(self.h), self.h
         h = self.h + k * ds
@@ -59,6 +89,11 @@ class RefLine:
     def arc(self, length: float, curvature: float) -> "RefLine":
         x, y, h = self._next_start()
         self.segments.append(Segment(x, y, h, length, curvature))
+        return self
+
+    def spiral(self, length: float, curvature_start: float, curvature_end: float) -> "RefLine":
+        x, y, h = self._next_start()
+        self.segments.append(Segment(x, y, h, length, curvature_start, curvature_end))
         return self
 
     @property

@@ -180,7 +180,8 @@ def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
 def _sample(piece: RoadPiece, lane: int, s0: float, s1: float, step: float = 2.0) -> list[tuple[float, float]]:
     """Lane-centre points from s0 to s1, at most `step` metres apart along the lane (arcs stretch outer lanes)."""
     t_max = max(abs(piece.lane_center_t(lane, s)) for s in (s0, s1))
-    stretch = max((1.0 + t_max * abs(g.curvature) for g in piece.ref.segments), default=1.0)
+    stretch = max((1.0 + t_max * max(abs(g.curvature), abs(g.curvature_end or 0.0)) for g in piece.ref.segments),
+                  default=1.0)
     n = max(1, math.ceil(abs(s1 - s0) * stretch / (0.98 * step)))
     pts = []
     for i in range(n + 1):

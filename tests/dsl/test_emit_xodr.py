@@ -149,3 +149,24 @@ def test_output_is_deterministic():
     a = etree.tostring(odr_tree(sc)[1])
     b = etree.tostring(odr_tree(sc)[1])
     assert a == b
+
+
+def test_clothoid_and_curve_geometry():
+    from scipy.integrate import quad
+
+    from roadtest.dsl.roads_geom import Segment
+
+    seg = Segment(1.0, 2.0, 0.3, 40.0, 0.002, 0.02)
+    x, y, h = seg.at(40.0)
+    ex = 1.0 + quad(lambda s: math.cos(seg.heading(s)), 0, 40, epsabs=1e-12)[0]
+    ey = 2.0 + quad(lambda s: math.sin(seg.heading(s)), 0, 40, epsabs=1e-12)[0]
+    assert (x, y) == (pytest.approx(ex, abs=1e-9), pytest.approx(ey, abs=1e-9))
+    assert h == pytest.approx(0.3 + 0.002 * 40 + 0.5 * 0.018 * 40)
+    # a curve turns by exactly its angle, keeps its length, and enters and leaves on clothoids
+    sc = scenario(ROADS["curve"])
+    layout, tree = odr_tree(sc)
+    ref = layout.pieces[1].ref
+    assert ref.length == pytest.approx(sc.road.length)
+    assert ref.end()[2] == pytest.approx(-math.radians(120))
+    kinds = [g[0].tag for g in tree.getroot().findall("road/planView/geometry")]
+    assert kinds == ["line", "spiral", "arc", "spiral", "line"]
