@@ -82,6 +82,8 @@ class RawObject:
     corners_road: list[tuple[float, float]]  # (s, t)
     corners_local: list[tuple[float, float]]  # (u, v)
     line: int
+    # <repeat>: (s, length, distance, tStart, tEnd, widthStart, widthEnd); distance 0 = continuous
+    repeats: list[tuple[float, float, float, float, float, float, float]] = field(default_factory=list)
 
 
 @dataclass

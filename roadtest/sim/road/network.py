@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -54,7 +55,8 @@ class RoadNetwork:
         self.graph = LaneGraph(pm)
         self._roads_list = [self.roads[r] for r in self._order]
         self.index = LaneIndex(self._roads_list)
-        self.objects: list[RoadObject] = [self._object(r, o) for r in self.roads.values() for o in r.objects]
+        self.objects: list[RoadObject] = [ro for r in self.roads.values() for o in r.objects
+                                          for ro in self._objects(r, o)]
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<string>") -> "RoadNetwork":
@@ -329,6 +331,30 @@ class RoadNetwork:
         return np.concatenate(out)
 
     # ---- objects -------------------------------------------------------------------------------
+    def _objects(self, r: Road, o) -> list[RoadObject]:
+        """The object, plus its <repeat>s: copies every `distance` m, or one strip when distance is 0."""
+        out = [self._object(r, o)]
+        for s0, length, dist, t0, t1, w0, w1 in o.repeats:
+            if dist > 0:
+                n = min(int(length / dist + 1e-9) + 1, 1000)
+                for k in range(n):
+                    f = k * dist / length if length > 0 else 0.0
+                    s = min(s0 + k * dist, r.length)
+                    copy = replace(o, s=s, t=t0 + f * (t1 - t0), width=w0 + f * (w1 - w0), repeats=[])
+                    out.append(replace(self._object(r, copy), id=f"{o.id}#{k}"))
+            else:
+                s = np.linspace(s0, min(s0 + length, r.length), max(2, int(length) + 1))
+                f = (s - s0) / length if length > 0 else np.zeros_like(s)
+                tc, half = t0 + f * (t1 - t0), np.maximum(0.5 * (w0 + f * (w1 - w0)), 0.1)
+                xl, yl, _ = r.world(s, tc + half)
+                xr, yr, _ = r.world(s, tc - half)
+                ring = np.concatenate([np.column_stack([xl, yl]), np.column_stack([xr, yr])[::-1]])
+                x, y, h = r.world(s0, t0)
+                out.append(RoadObject(id=f"{o.id}#strip", road=r.id, s=s0, t=t0, type=o.type, name=o.name,
+                                      length=length, width=float(2 * half.mean()), heading=float(h[0]) + o.hdg,
+                                      outline=tuple(map(tuple, ring.tolist()))))
+        return out
+
     def _object(self, r: Road, o) -> RoadObject:
         x, y, h = r.world(o.s, o.t)
         heading = float(h[0]) + o.hdg

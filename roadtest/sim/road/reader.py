@@ -16,9 +16,10 @@ from roadtest.sim.road.api import RoadMark, Signal
 from roadtest.sim.road.geometry import Arc, Geometry, Line, ParamPoly3, Piecewise, Poly, Poly3, Spiral
 from roadtest.sim.road.model import Connection, Junction, Lane, LaneSection, Link, RawObject, Road
 
-__all__ = ["parse_xodr", "ParsedMap"]
+__all__ = ["parse_xodr", "ParsedMap", "GAP_TOL"]
 
 _REQ = object()
+GAP_TOL = 0.01  # m: planView pieces must meet the next piece and the road length within this
 _SPEED_UNITS = {"m/s": 1.0, "km/h": 1 / 3.6, "mph": 0.44704}
 
 
@@ -165,9 +166,16 @@ def _road(cx: _Ctx, el) -> Road:
     pv = el.find("planView")
     if pv is None:
         raise cx.err(el, "missing <planView>")
-    geoms = sorted((_geometry(cx, g) for g in pv.iterfind("geometry")), key=lambda g: g.s)
+    gels = sorted(pv.iterfind("geometry"), key=lambda g: cx.f(g, "s"))
+    geoms = [_geometry(cx, g) for g in gels]
     if not geoms:
         raise cx.err(pv, "a <planView> needs at least one <geometry>")
+    for k, g in enumerate(geoms):
+        end = geoms[k + 1].s if k + 1 < len(geoms) else length
+        if abs(g.s + g.length - end) > GAP_TOL:
+            what = f"the next geometry starts at s={end:g}" if k + 1 < len(geoms) else f"the road length is {end:g}"
+            raise cx.err(gels[k], f"s={g.s:g} + length={g.length:g} = {g.s + g.length:g} but {what} "
+                                  f"(gap or overlap over {GAP_TOL} m in the planView)")
     types = []
     for t in el.iterfind("type"):
         sp = t.find("speed")
@@ -185,6 +193,8 @@ def _road(cx: _Ctx, el) -> Road:
     sections = []
     for k, se in enumerate(secs_el):
         s0 = cx.f(se, "s")
+        if not -GAP_TOL <= s0 <= length + GAP_TOL:
+            raise cx.err(se, f"s={s0:g} lies outside the road (length {length:g})")
         s1 = cx.f(secs_el[k + 1], "s") if k + 1 < len(secs_el) else length
         sections.append(_section(cx, se, s0, s1))
     road = Road(rid, el.get("name", ""), length, None if j in ("-1", "") else j, rule, geoms, elev, offset, sections,
@@ -290,10 +300,20 @@ def _object(cx: _Ctx, el) -> RawObject:
     name = el.get("name", "")
     if typ == "stopLine" or (typ == "roadMark" and "stop" in name.lower()):
         typ = "stopLine"
+    width = cx.f(el, "width", 0.0)
+    repeats = []
+    for r in el.iterfind("repeat"):
+        s0 = cx.f(r, "s", cx.f(el, "s"))
+        length, dist = cx.f(r, "length"), cx.f(r, "distance", 0.0)
+        if length < 0 or dist < 0:
+            raise cx.err(r, f"length={length}, distance={dist}: expected >= 0")
+        t0 = cx.f(r, "tStart", cx.f(el, "t", 0.0))
+        repeats.append((s0, length, dist, t0, cx.f(r, "tEnd", t0), cx.f(r, "widthStart", width),
+                        cx.f(r, "widthEnd", cx.f(r, "widthStart", width))))
     return RawObject(id=cx.s(el, "id"), type=typ, name=name, s=cx.f(el, "s"), t=cx.f(el, "t", 0.0),
                      z=cx.f(el, "zOffset", 0.0), hdg=cx.f(el, "hdg", 0.0), length=cx.f(el, "length", 0.0),
-                     width=cx.f(el, "width", 0.0), radius=cx.f(el, "radius", 0.0), corners_road=road_c,
-                     corners_local=local_c, line=el.sourceline or 0)
+                     width=width, radius=cx.f(el, "radius", 0.0), corners_road=road_c,
+                     corners_local=local_c, line=el.sourceline or 0, repeats=repeats)
 
 
 def _junction(cx: _Ctx, el, roads: dict[str, Road]) -> Junction:

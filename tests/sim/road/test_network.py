@@ -156,3 +156,25 @@ def test_left_hand_traffic_flips_directions():
     assert lht.driving_side == "left"
     assert lht.lane_direction("1", 1) == 1 and lht.lane_direction("1", -1) == -1
     assert lht.successors("1", 1) == [("5", 1)]
+
+
+def test_planview_gap_is_an_error_with_its_line():
+    data = geometry_road("<line/>", 10.0).replace(b'length="10.0" junction', b'length="12.0" junction')
+    with pytest.raises(MapError, match=r"g\.xodr:3: <geometry>: .*road length is 12"):
+        RoadNetwork(data, "g.xodr")
+
+
+def test_object_repeats_expand_to_copies_and_strips():
+    rep = (b'<object id="p" type="pole" name="pole" s="10" t="-8" zOffset="0" hdg="0" length="0.2" width="0.2">'
+           b'<repeat s="10" length="50" distance="10" tStart="-8" tEnd="-9" heightStart="1" heightEnd="1" '
+           b'zOffsetStart="0" zOffsetEnd="0"/></object>'
+           b'<object id="b" type="barrier" name="rail" s="0" t="8" zOffset="0" hdg="0" width="0.4">'
+           b'<repeat s="20" length="30" distance="0" tStart="8" tEnd="8" heightStart="1" heightEnd="1" '
+           b'zOffsetStart="0" zOffsetEnd="0"/></object></objects>')
+    n = RoadNetwork(two_lane_junction().replace(b"</objects>", rep, 1), "rep.xodr")
+    poles = [o for o in n.objects if o.type == "pole"]
+    assert [round(o.s) for o in poles] == [10, 10, 20, 30, 40, 50, 60]
+    assert poles[-1].t == pytest.approx(-9.0) and poles[3].t == pytest.approx(-8.4)
+    (strip,) = [o for o in n.objects if o.id == "b#strip"]
+    xs, ys = np.array(strip.outline).T
+    assert (xs.min(), xs.max()) == pytest.approx((20.0, 50.0)) and (ys.min(), ys.max()) == pytest.approx((7.8, 8.2))
