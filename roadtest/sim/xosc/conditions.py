@@ -264,8 +264,13 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
     if kind == "TimeHeadwayCondition":
         v, fs, ref, cs = _f(el, "value"), _b(el, "freespace"), el.get("entityRef"), _cs(el)
 
+        dtype = el.get("relativeDistanceType") or ("longitudinal" if _b(el, "alongRoute") else "cartesian")
+
         def thw(c: Any, e: Any) -> bool:
-            d = rel_distance(c, e, c.snap[ref], "longitudinal" if el.get("relativeDistanceType") != "cartesian" else "cartesian", fs, cs)
+            o = c.snap[ref]
+            d = rel_distance(c, e, o, dtype, fs, cs)
+            if dtype not in ("longitudinal", "lateral") and rel_distance(c, e, o, "longitudinal", False, "entity") < 0:
+                d = -d  # a straight-line distance still counts as negative when the other is behind
             if e.speed <= EPS:
                 return compare(math.inf if d >= 0 else -math.inf, v, rule)
             return compare(d / e.speed, v, rule)  # negative when the entity is behind, as esmini
