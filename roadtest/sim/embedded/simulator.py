@@ -55,7 +55,8 @@ def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = 
 class EmbeddedSimulation(Simulation):
     """One run on the built-in simulator; `engine` may be injected (tests), else a ScenarioEngine on the bundle."""
 
-    def __init__(self, bundle, seed: int = 0, settings: SimSettings | None = None, engine=None):
+    def __init__(self, bundle, seed: int = 0, settings: SimSettings | None = None, engine=None,
+                 params: Mapping[str, Any] | None = None):
         settings = settings or SimSettings()
         super().__init__(settings)
         self.bundle = bundle
@@ -64,7 +65,7 @@ class EmbeddedSimulation(Simulation):
         if engine is None:
             from roadtest.sim.xosc.engine import ScenarioEngine
 
-            engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick)
+            engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick, params=dict(params or {}) or None)
         self.engine = engine
         self.engine.init()
         self.network = engine.network
@@ -138,7 +139,11 @@ class EmbeddedSimulation(Simulation):
         self.frame += 1
         prev = self.state.ego if self.state is not None else None
         state = self._build_state(None)
-        return state, *self._termination(state, prev)
+        term, reason = self._termination(state, prev)
+        if term is not None:
+            # The storyboard ends at the snapshot time its stop trigger was evaluated on (esmini reports the same).
+            self.trace.info["end_time"] = t if term is Termination.COMPLETED and self.engine.finished else state.time
+        return state, term, reason
 
     def _termination(self, state: WorldState, prev: ActorState | None) -> tuple[Termination | None, str]:
         if getattr(self.engine, "finished", False):
@@ -222,19 +227,21 @@ class EmbeddedSimulator(Simulator):
 
     name = "embedded"
 
-    def load(self, bundle, seed: int = 0, settings: SimSettings | None = None) -> EmbeddedSimulation:
+    def load(self, bundle, seed: int = 0, settings: SimSettings | None = None,
+             params: Mapping[str, Any] | None = None) -> EmbeddedSimulation:
+        """Start a run; `params` overrides the scenario's ParameterDeclarations (a distribution's runs)."""
         if isinstance(bundle, (str, Path)):
             from roadtest.bundle import load_bundle
 
             bundle = load_bundle(bundle)
-        return EmbeddedSimulation(bundle, seed, settings or SimSettings())
+        return EmbeddedSimulation(bundle, seed, settings or SimSettings(), params=params)
 
 
 def run_bundle(bundle, seed: int = 0, settings: SimSettings | None = None,
-               on_step: Callable[[WorldState], None] | None = None):
+               on_step: Callable[[WorldState], None] | None = None, params: Mapping[str, Any] | None = None):
     """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace."""
     settings = settings or SimSettings()
-    sim = EmbeddedSimulator().load(bundle, seed, settings)
+    sim = EmbeddedSimulator().load(bundle, seed, settings, params=params)
     has_limit = settings.max_time is not None or (sim.meta.get("expect") or {}).get("timeout") is not None
     try:
         while not sim.done:
