@@ -23,7 +23,6 @@ from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY, Element, bu
 
 __all__ = ["EntityState", "ScenarioEngine", "EXTERNAL_KINDS", "controller_kind"]
 
-_DRIVABLE = ("driving", "entry", "exit", "onRamp", "offRamp", "connectingRamp", "bidirectional", "onramp", "offramp")
 _STATIC = ("WorldPosition", "LanePosition", "RoadPosition")
 
 
@@ -220,7 +219,7 @@ class ScenarioEngine:
             if self._track_offroad and self.network is not None and self.motions[n].road is not None:
                 mt = self.network.locate(e.x, e.y)
                 m = self.motions[n]
-                off = mt is None or not mt.on_road or mt.lane_type not in _DRIVABLE  # esmini: off the driving lanes
+                off = mt is None or not mt.on_road or mt.lane_type == "none"  # esmini: border lanes still count
                 m.offroad = m.offroad + self.tick if off else 0.0
         for ra in [ra for _, ra in self.running if not ra.done]:
             if ra.actor and ra.actor not in self.entities:
