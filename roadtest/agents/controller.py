@@ -10,8 +10,6 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
-
 from roadtest.sim.api import Control
 
 __all__ = ["VehicleParams", "pure_pursuit_steer", "lookahead_point", "accel_to_control", "SpeedController", "idm_accel"]
@@ -27,6 +25,10 @@ class VehicleParams:
     max_decel: float = 8.0  # m/s^2 at full brake
 
 
+def _clip(v: float, lo: float, hi: float) -> float:
+    return float(lo if v < lo else hi if v > hi else v)
+
+
 def pure_pursuit_steer(target_x: float, target_y: float, params: VehicleParams = VehicleParams()) -> float:
     """CARLA steer (-1..1, right positive) that puts the rear axle on an arc through an ego-frame target."""
     d2 = target_x * target_x + target_y * target_y
@@ -34,7 +36,7 @@ def pure_pursuit_steer(target_x: float, target_y: float, params: VehicleParams =
         return 0.0
     curvature = 2.0 * target_y / d2  # left positive
     wheel = math.atan(params.wheelbase * curvature)
-    return float(np.clip(-wheel / params.max_wheel_angle, -1.0, 1.0))
+    return _clip(-wheel / params.max_wheel_angle, -1.0, 1.0)
 
 
 def lookahead_point(path: Sequence[Sequence[float]], distance: float) -> tuple[float, float] | None:
@@ -54,10 +56,10 @@ def accel_to_control(accel: float, speed: float, steer: float = 0.0, params: Veh
     if accel <= 0.0 and speed < 0.05:
         return Control(throttle=0.0, steer=steer, brake=1.0)
     if accel >= 0.0:
-        return Control(throttle=float(np.clip(accel / params.max_accel, 0.0, 1.0)), steer=steer, brake=0.0)
+        return Control(throttle=float(_clip(accel / params.max_accel, 0.0, 1.0)), steer=steer, brake=0.0)
     if accel > -0.15:  # coast: rolling resistance does the rest
         return Control(throttle=0.0, steer=steer, brake=0.0)
-    return Control(throttle=0.0, steer=steer, brake=float(np.clip(-accel / params.max_decel, 0.0, 1.0)))
+    return Control(throttle=0.0, steer=steer, brake=float(_clip(-accel / params.max_decel, 0.0, 1.0)))
 
 
 class SpeedController:
@@ -73,7 +75,7 @@ class SpeedController:
         if target_speed < 0.05 and accel_ff <= 0.0:
             self.integral = 0.0
             return accel_to_control(min(accel_ff, -1.0), speed, steer, self.params)
-        self.integral = float(np.clip(self.integral + err * self.dt, -2.0, 2.0))
+        self.integral = float(_clip(self.integral + err * self.dt, -2.0, 2.0))
         accel = accel_ff + self.kp * err + self.ki * self.integral
         return accel_to_control(accel, speed, steer, self.params)
 

@@ -38,6 +38,7 @@ class Obstacle:
     speed: float
     why: str
     s0: float = 2.0
+    actor: bool = False  # a road user (kept at a time gap), not a stop point
 
 
 def _param(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
@@ -105,7 +106,7 @@ class ExpertAgent(AutonomousAgent):
         accel = self._accel(speed, v_des, obstacles, limits)
         steer = self._steer(view, ego, ego_s, speed)
         binding = min(obstacles, key=lambda o: o.gap) if obstacles else None
-        if binding is not None and binding.speed < 0.1 and binding.gap - binding.s0 < 0.4 and speed < 0.6:
+        if binding is not None and binding.speed < 0.1 and binding.gap - binding.s0 < 0.4 and speed < 0.6 and not binding.actor:
             accel = min(accel, -1.5)  # at the stop point: settle instead of creeping
         accel = self._smooth(accel)
         self._learn(speed, 0.0 if speed < 0.05 and accel <= 0.0 else accel)
@@ -117,9 +118,10 @@ class ExpertAgent(AutonomousAgent):
     def _smooth(self, accel: float) -> float:
         """Limit jerk (nuPlan's comfort bound is 4.13 m/s^3) unless a hard brake is needed now."""
         prev = self.prev_accel
-        if accel < -COMFORT_DECEL - 1.0 and accel < prev:
-            return accel
-        step = (JERK_UP if accel > prev else JERK_DOWN) * self.dt
+        if accel < prev and accel < -1.5:  # braking harder than gently: safety first
+            step = 12.0 * self.dt
+        else:
+            step = (JERK_UP if accel > prev else JERK_DOWN) * self.dt
         return prev + max(-step, min(step, accel - prev))
 
     def _learn(self, speed: float, accel: float) -> None:
@@ -221,7 +223,7 @@ class ExpertAgent(AutonomousAgent):
                 if abs(rd - self.offset) >= corridor:
                     along = 0.0  # crossing into the path: treat as standing there
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
-                                    s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0))
+                                    s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
@@ -271,7 +273,7 @@ class ExpertAgent(AutonomousAgent):
     def _accel(self, speed: float, v_des: float, obstacles: list[Obstacle], limits: RuleLimits) -> float:
         a = idm_accel(speed, v_des, headway=limits.headway)
         for o in obstacles:
-            if o.speed < 0.1:  # a stop point: follow a constant-deceleration profile down to it
+            if not o.actor:  # a stop point: follow a constant-deceleration profile down to it
                 room = max(o.gap - o.s0, 0.0)
                 v_allow = math.sqrt(2.0 * STOP_DECEL * room)
                 if speed >= v_allow - 0.3:  # on the profile: the deceleration that stops exactly at the point
@@ -298,7 +300,7 @@ class ExpertAgent(AutonomousAgent):
                     a = 0.0
                 v = max(v + a * dt, 0.0)
                 s += v * dt
-                obs = [Obstacle(o.gap - (v - o.speed) * dt, o.speed, o.why, o.s0) for o in obs]
+                obs = [Obstacle(o.gap - (v - o.speed) * dt, o.speed, o.why, o.s0, o.actor) for o in obs]
             x, y, th = self.route.point_at(ego_s + s)
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))

@@ -82,8 +82,8 @@ def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
                 elif float(z.get("distance_start", 1e9)) > 0.0:
                     out.ahead.append((float(z["distance_start"]), cap))
         elif rid == "safe_distance":
-            out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.3)
-            out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 0.5)
+            out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.6)  # margin for a braking lead
+            out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 1.5)
         elif rid == "yellow_light":
             out.comfort_decel = p("comfort_decel", 3.0) or 3.0
         else:

@@ -90,7 +90,7 @@ class RoutePath:
         if len(self.pts) < 2:
             p = self.pts[0] if len(self.pts) else np.zeros(2)
             return float(p[0]), float(p[1]), 0.0
-        i = int(np.clip(np.searchsorted(self.cum, s, side="right") - 1, 0, len(self.seg_len) - 1))
+        i = min(max(int(np.searchsorted(self.cum, s, side="right")) - 1, 0), len(self.seg_len) - 1)
         u = s - self.cum[i]
         p = self.pts[i] + self.seg_dir[i] * u
         return float(p[0]), float(p[1]), math.atan2(self.seg_dir[i][1], self.seg_dir[i][0])
@@ -223,12 +223,27 @@ def _lane_info(network: Any, ego: ActorState, match: Any) -> dict[str, Any] | No
     return info
 
 
+_ROUTES: dict[int, tuple[Any, int, RoutePath]] = {}  # memo: id(waypoints) -> (waypoints, len, path), a pure cache
+
+
+def _route_of(waypoints: Sequence[Sequence[float]]) -> RoutePath:
+    """The RoutePath of a meta's waypoint list, built once per list object (the same list every tick)."""
+    hit = _ROUTES.get(id(waypoints))
+    if hit is not None and hit[0] is waypoints and hit[1] == len(waypoints):
+        return hit[2]
+    if len(_ROUTES) >= 16:
+        _ROUTES.clear()
+    path = RoutePath(waypoints)
+    _ROUTES[id(waypoints)] = (waypoints, len(waypoints), path)
+    return path
+
+
 def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str) -> dict[str, Any]:
     """The privileged sensor reading for one tick (see the module docstring for the fields)."""
     meta = meta or {}
     ego = state.actor(ego_id)
     waypoints = (meta.get("route") or {}).get("waypoints") or []
-    route = RoutePath(waypoints) if len(waypoints) >= 2 else None
+    route = _route_of(waypoints) if len(waypoints) >= 2 else None
     ego_rs, ego_rd, ego_rh = route.project(ego.x, ego.y) if route is not None else (0.0, 0.0, ego.h)
     match = None
     if network is not None:
@@ -274,7 +289,8 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
         d = ahead(placer.place(lt.get("road"), lt.get("s", 0.0)))
         if d is None:
             continue
-        lights.append({"id": lt.get("id"), "state": state.signals.get(str(lt.get("id")), "unknown"), "distance": d,
+        sig = state.signals.get(str(lt.get("signal_id")), state.signals.get(str(lt.get("id")), "unknown"))
+        lights.append({"id": lt.get("id"), "state": sig, "distance": d,
                        "stop_distance": d, "road": lt.get("road"), "s": lt.get("s")})
     stop_lines = []
     for sl in scene.get("stop_lines") or []:
