@@ -86,6 +86,10 @@ class RoadNetwork:
                            f"(lanes there: {self.lane_ids(road, s)})")
         return r, si, ln
 
+    def road(self, road: str) -> Road:
+        """The parsed road (reference line, sections, profiles) for vectorised evaluation."""
+        return self._road(road)
+
     def road_ids(self) -> list[str]:
         return list(self._order)
 

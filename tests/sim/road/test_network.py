@@ -178,3 +178,12 @@ def test_object_repeats_expand_to_copies_and_strips():
     (strip,) = [o for o in n.objects if o.id == "b#strip"]
     xs, ys = np.array(strip.outline).T
     assert (xs.min(), xs.max()) == pytest.approx((20.0, 50.0)) and (ys.min(), ys.max()) == pytest.approx((7.8, 8.2))
+
+
+def test_elevation_gives_z_and_superelevation_is_ignored():
+    prof = (b'<elevationProfile><elevation s="0" a="1.0" b="0.05" c="0" d="0"/></elevationProfile>'
+            b'<lateralProfile><superelevation s="0" a="0.1" b="0" c="0" d="0"/></lateralProfile><lanes>')
+    n = RoadNetwork(geometry_road("<line/>", 40.0).replace(b"<lanes>", prof, 1), "z.xodr")
+    assert n.road_to_world("g", 20.0, 0.0).z == pytest.approx(2.0)
+    assert n.lane_to_world("g", -1, 30.0).z == pytest.approx(2.5)  # no tilt from the superelevation
+    assert n.lane_to_world("g", -1, 30.0).y == pytest.approx(-1.75)
