@@ -36,7 +36,7 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["speed_limit", "safe_distance"], BIG3, {}, {}),
         (["school_zone_speed", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
         (["no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
-        (["red_light", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
+        (["speed_limit", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
     ],
     "L4": [
         (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense"]}, {}),
