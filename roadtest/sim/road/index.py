@@ -81,7 +81,7 @@ class LaneIndex:
         self.max_halfwidth = float(np.max(np.abs(self.pts["tout"] - self.pts["tin"]))) / 2 if len(xy) else 0.0
 
     def query(self, xy: np.ndarray, h: np.ndarray | None = None, driving_only: bool = False,
-              hint_road: np.ndarray | None = None) -> Candidates:
+              hint_roads: np.ndarray | None = None) -> Candidates:
         """Best lane candidate for each of N points (vectorised)."""
         xy = np.asarray(xy, dtype=float).reshape(-1, 2)
         n = len(xy)
@@ -134,8 +134,8 @@ class LaneIndex:
                       + np.where(P["sign"][idx] < 0, math.pi, 0.0))
             hd = (np.asarray(h, dtype=float).reshape(-1, 1) - lane_h + math.pi) % (2 * math.pi) - math.pi
             cost = cost + np.abs(hd)
-        if hint_road is not None:
-            cost = cost - 0.3 * (R["road"][ri] == hint_road.reshape(-1, 1))
+        if hint_roads is not None:  # boolean per road index: roads the hint makes likely
+            cost = cost - 0.3 * hint_roads[R["road"][ri]]
         best = np.argmin(cost, axis=1)
         rows = np.arange(n)
         bk = idx[rows, best]

@@ -144,8 +144,8 @@ class RoadNetwork:
         return self._road(road).lane_sign(int(lane))
 
     # ---- locate -------------------------------------------------------------------------------
-    def _matches(self, xy, h=None, driving_only=False, hint_road=None) -> list[LaneMatch | None]:
-        c = self.index.query(xy, h, driving_only, hint_road)
+    def _matches(self, xy, h=None, driving_only=False, hint_roads=None) -> list[LaneMatch | None]:
+        c = self.index.query(xy, h, driving_only, hint_roads)
         P, R = self.index.pts, self.index.ref
         kd = c.kd.tolist()
         ref = P["ref"][np.maximum(c.kd, 0)]
@@ -178,8 +178,17 @@ class RoadNetwork:
 
     def locate(self, x: float, y: float, h: float | None = None, hint: LaneMatch | None = None,
                driving_only: bool = False) -> LaneMatch | None:
-        """Nearest lane position; None farther than MAX_OFF_ROAD from every lane."""
-        hr = np.array([self._ri.get(hint.road, -1)]) if hint is not None else None
+        """Nearest lane position; None farther than MAX_OFF_ROAD from every lane.
+
+        Where lanes overlap (junctions) the one matching h, then the hint's road or its successors, wins.
+        """
+        hr = None
+        if hint is not None and hint.road in self.roads:
+            # the hint's road and the roads its lane continues into (or comes from) are preferred
+            hr = np.zeros(len(self._order), dtype=bool)
+            near = [(hint.road, hint.lane)] + self.successors(hint.road, hint.lane) + self.predecessors(
+                hint.road, hint.lane)
+            hr[[self._ri[r] for r, _ in near]] = True
         return self._matches(np.array([[x, y]], dtype=float), None if h is None else np.array([h]), driving_only,
                              hr)[0]
 

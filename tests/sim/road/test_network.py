@@ -187,3 +187,37 @@ def test_elevation_gives_z_and_superelevation_is_ignored():
     assert n.road_to_world("g", 20.0, 0.0).z == pytest.approx(2.0)
     assert n.lane_to_world("g", -1, 30.0).z == pytest.approx(2.5)  # no tilt from the superelevation
     assert n.lane_to_world("g", -1, 30.0).y == pytest.approx(-1.75)
+
+
+def test_network_implements_every_method_of_the_contract(net):
+    import inspect
+
+    from roadtest.sim.road.api import RoadNetworkAPI
+
+    for name, fn in inspect.getmembers(RoadNetworkAPI, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        mine = inspect.signature(getattr(RoadNetwork, name))
+        for pname, p in inspect.signature(fn).parameters.items():
+            assert pname in mine.parameters, f"{name} lacks parameter {pname}"
+            assert mine.parameters[pname].default == p.default, f"{name}({pname}) default differs"
+    for attr in ("driving_side", "signals", "objects"):
+        assert hasattr(net, attr)
+
+
+def test_hint_and_heading_pick_among_overlapping_junction_lanes(conformance_dir):
+    f = conformance_dir / "esmini" / "resources" / "xodr" / "fabriksgatan.xodr"
+    n = load_map(f)
+    # 1 m into the junction from road 2 lane -1, three connecting roads overlap
+    end = n.lane_to_world("2", -1, n.road_length("2") - 0.01)
+    first = n.locate(end.x, end.y, end.h)
+    assert first.road == "2" and first.lane == -1
+    ahead = {r for r, _ in n.successors("2", -1)}
+    p = n.lane_to_world(*n.successors("2", -1)[0], 1.0)
+    m = n.locate(p.x, p.y, p.h, hint=first)
+    assert m.road in ahead and m.junction is not None and abs(m.heading_diff) < 0.05
+    for road, lane in n.successors("2", -1):  # mid-junction, no heading: the hint decides among crossings
+        q = n.lane_to_world(road, lane, 0.5 * n.road_length(road))
+        assert n.locate(q.x, q.y, hint=first).road in ahead
+    wrong = n.locate(p.x, p.y, p.h + math.pi)  # facing back: a lane running the other way wins if one overlaps
+    assert wrong is not None and (wrong.road not in ahead or abs(wrong.heading_diff) > 2.5)
