@@ -72,7 +72,7 @@ def test_one_variant_is_feasible_and_sensitive(repo_root, tmp_path):
     from roadtest.dsl.convert import convert_command
 
     convert_command(repo_root / "scenarios" / "composed" / "L1" / "speed_limit.yaml", tmp_path)
-    row = mod.run_variant(str(tmp_path / "l1-speed-limit--country-CN"))
+    row = mod.run_variant(str(tmp_path / "l1-speed-limit--country-CN"), 0, 0.1)
     assert row["expert"]["verdicts"] == {"speed_limit": "satisfied"}, row
     assert row["lane-follower"]["verdicts"] == {"speed_limit": "violated"}, row
     assert row["feasible"] and row["sensitive"]
