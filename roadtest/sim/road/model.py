@@ -170,7 +170,7 @@ class Road:
                 if lane.width is not None:
                     outer = inner + side * lane.width.scalar(ds)
                 elif lane.border is not None:
-                    outer = t0 + lane.border.scalar(ds)
+                    outer = lane.border.scalar(ds)
                 else:
                     outer = inner
                 out[lid] = (inner, outer)
@@ -191,7 +191,7 @@ class Road:
                 if lane.width is not None:
                     outer = inner + side * lane.width(ds)
                 elif lane.border is not None:
-                    outer = t0 + lane.border(ds)
+                    outer = lane.border(ds)  # an absolute t from the reference line
                 else:
                     outer = inner
                 out[lid] = (inner, outer)

@@ -221,3 +221,15 @@ def test_hint_and_heading_pick_among_overlapping_junction_lanes(conformance_dir)
         assert n.locate(q.x, q.y, hint=first).road in ahead
     wrong = n.locate(p.x, p.y, p.h + math.pi)  # facing back: a lane running the other way wins if one overlaps
     assert wrong is not None and (wrong.road not in ahead or abs(wrong.heading_diff) > 2.5)
+
+
+def test_border_records_give_the_outer_edge():
+    data = geometry_road("<line/>", 40.0).replace(
+        b'<width sOffset="0" a="3.5" b="0" c="0" d="0"/>\n<roadMark sOffset="0" type="solid" color="white" '
+        b'weight="standard"/></lane></right>',
+        b'<border sOffset="0" a="-3.0" b="-0.05" c="0" d="0"/>\n<roadMark sOffset="0" type="solid" color="white" '
+        b'weight="standard"/></lane></right>')
+    assert b"<border" in data
+    n = RoadNetwork(data, "border.xodr")
+    assert n.lane_width("g", -1, 10.0) == pytest.approx(3.5) and n.lane_width("g", 1, 10.0) == pytest.approx(3.5)
+    assert n.lane_to_world("g", -1, 20.0).y == pytest.approx(-2.0)
