@@ -277,6 +277,14 @@ def _error_problem(doc: Doc, err: dict[str, Any], root: type[BaseModel]) -> Prob
         parent = _unwrap(model_at(tuple(path[:-1]), doc.data, root))
         names = list(parent.model_fields) if isinstance(parent, type) and issubclass(parent, BaseModel) else []
         return doc.problem(tuple(path), f"unknown key {path[-1]!r}{_suggest(str(path[-1]), names)}", key=True)
+    if etype == "union_tag_invalid":
+        ctx = err.get("ctx", {})
+        key = str(ctx.get("discriminator", "action")).strip("'")
+        at = tuple(path) + ((key,) if isinstance(cur, dict) and key in cur else ())
+        return doc.problem(at, f"unknown {key} {ctx.get('tag')!r} (expected one of {ctx.get('expected_tags')})")
+    if etype == "model_type":
+        what = "a rule id or {id, params}" if path[:1] == ["rules"] and len(path) == 2 else "a mapping"
+        return doc.problem(tuple(path), f"expected {what} (got {err.get('input')!r})")
     msg = err["msg"]
     msg = msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
     if msg.startswith("Input should be"):

@@ -177,3 +177,11 @@ def test_rule_params_checked_against_catalogue(tmp_path):
     p = only(write(tmp_path, text))
     assert (p.line, p.field) == (15, "rules.0.params.tolerence")
     assert "did you mean 'tolerance'" in p.message
+
+
+def test_unknown_behaviour_action_points_at_action(tmp_path):
+    text = GOOD.replace("speed: 30}", "speed: 30, behaviours: [{action: fly}]}")
+    p = only(write(tmp_path, text))
+    assert (p.line, p.field) == (13, "actors.0.behaviours.0.action")
+    assert p.col == GOOD.splitlines()[12].index("speed: 30}") + len("speed: 30, behaviours: [{action: ") + 1
+    assert "unknown action 'fly'" in p.message and "'change_lane'" in p.message
