@@ -24,6 +24,8 @@ Found = tuple[tuple[Any, ...], str, bool]  # (data path, message, point at the k
 def schema_json() -> str:
     """JSON Schema of scenario files (YAML surface: km/h and degrees, as the descriptions say)."""
     schema = Scenario.model_json_schema()
+    rules = schema["properties"]["rules"]
+    rules["items"] = {"anyOf": [{"type": "string", "description": "Rule id."}, rules["items"]]}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "roadtest scenario"
     return json.dumps(schema, indent=2, sort_keys=False)

@@ -74,3 +74,20 @@ def test_sign_catalogue():
     assert sign_code("speed_limit", "DE")["type"] == "274"
     assert sign_code("stop", "US") == {"country": "US", "type": "R1-1", "subtype": "-1"}
     assert sign_code("speed_limit", "JP")["unit"] == "km/h"
+
+
+def test_examples_validate_against_the_json_schema():
+    """What an editor checks (roadtest schema) accepts every example and rejects a typo."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
+    import json
+
+    import yaml
+
+    from roadtest.dsl.schema import schema_json
+
+    validator = jsonschema.Draft202012Validator(json.loads(schema_json()))
+    for path in EXAMPLES:
+        data = yaml.safe_load(path.read_text())
+        assert not list(validator.iter_errors(data)), path.name
+    data["ego"]["sped"] = 3
+    assert list(validator.iter_errors(data))

@@ -125,3 +125,4 @@ def test_json_schema_documents_units():
     assert "degrees" in schema["$defs"]["Road"]["properties"]["angle"]["description"]
     assert schema["additionalProperties"] is False
     assert "fog_dense" in json.dumps(schema["$defs"]["Environment"])
+    assert {"type": "string", "description": "Rule id."} in schema["properties"]["rules"]["items"]["anyOf"]
