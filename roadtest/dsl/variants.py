@@ -6,6 +6,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from typing import Any
 from roadtest.dsl.loader import Doc, Variant, path_exists, validate_doc
 from roadtest.errors import Problem, ScenarioError
 
-__all__ = ["check_sweep", "apply_value", "expand_doc", "slug"]
+__all__ = ["MAX_VARIANTS", "check_sweep", "apply_value", "expand_doc", "slug"]
+
+MAX_VARIANTS = 1000
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -113,6 +116,9 @@ def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> lis
     sweep = base.sweep
     keys = list(sweep)
     paths = {k: path_exists(k, doc.data)[0] for k in keys}
+    count = math.prod(len(sweep[k]) for k in keys) * len(seeds or [0])
+    if count > MAX_VARIANTS:
+        raise ScenarioError(doc.problem(("sweep",), f"{count} variants; expected at most {MAX_VARIANTS} per scenario", key=True))
     combos = list(itertools.product(*(range(len(sweep[k])) for k in keys)))
     bases = seeds if seeds else [base.traffic.seed]
     variants: list[Variant] = []

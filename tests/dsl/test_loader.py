@@ -185,3 +185,14 @@ def test_unknown_behaviour_action_points_at_action(tmp_path):
     assert (p.line, p.field) == (13, "actors.0.behaviours.0.action")
     assert p.col == GOOD.splitlines()[12].index("speed: 30}") + len("speed: 30, behaviours: [{action: ") + 1
     assert "unknown action 'fly'" in p.message and "'change_lane'" in p.message
+
+
+def test_sweep_size_is_bounded(tmp_path):
+    text = GOOD + "sweep:\n  ego.speed: [" + ", ".join(map(str, range(40))) + "]\n  actors.car.speed: [" + ", ".join(map(str, range(30))) + "]\n"
+    p = only(write(tmp_path, text))
+    assert (p.line, p.field) == (16, "sweep") and "1200 variants" in p.message
+
+
+def test_infinite_values_rejected(tmp_path):
+    p = only(write(tmp_path, GOOD.replace("s: 80}", "s: .inf}")))
+    assert p.field == "actors.0.place.s" and "finite" in p.message
