@@ -78,6 +78,7 @@ class LaneIndex:
         drive = np.flatnonzero(self.pts["drive"]) if len(xy) else np.zeros(0, dtype=int)
         self.drive_ids = drive
         self.drive_tree = cKDTree(xy[drive]) if len(drive) else None
+        self._lists: tuple[dict, dict] | None = None
         self.max_halfwidth = float(np.max(np.abs(self.pts["tout"] - self.pts["tin"]))) / 2 if len(xy) else 0.0
 
     def query(self, xy: np.ndarray, h: np.ndarray | None = None, driving_only: bool = False,
@@ -150,6 +151,65 @@ class LaneIndex:
         br = P["ref"][bk]
         out.on_road = (out.t >= R["tmin"][br] - 1e-6) & (out.t <= R["tmax"][br] + 1e-6)
         return out
+
+    def query_one(self, x: float, y: float, h: float | None = None, driving_only: bool = False,
+                  hint_roads: np.ndarray | None = None) -> tuple | None:
+        """query() for one point in plain Python floats (a vectorised call costs more for one point).
+
+        Returns (kd, s, t, lane, center, width, dist_out, hdiff, on_road) of the best candidate, or None.
+        """
+        tree = self.drive_tree if driving_only else self.tree
+        if tree is None:
+            return None
+        if self._lists is None:
+            self._lists = ({k: v.tolist() for k, v in self.pts.items()}, {k: v.tolist() for k, v in self.ref.items()})
+        P, R = self._lists
+        _, idx = tree.query((x, y), k=min(K, tree.n))
+        idx = np.atleast_1d(idx)
+        if driving_only:
+            idx = self.drive_ids[idx]
+        best, best_cost = None, math.inf
+        n_pts = len(P["group"])
+        for k in idx.tolist():
+            ri = P["ref"][k]
+            s0, h0, kap = R["s"][ri], R["h"][ri], R["k"][ri]
+            dx, dy = x - R["x"][ri], y - R["y"][ri]
+            c, sn = math.cos(h0), math.sin(h0)
+            u, v = c * dx + sn * dy, -sn * dx + c * dy
+            if abs(kap) < 1e-9:
+                s, t = s0 + u, v
+            else:
+                s = s0 + math.atan2(kap * u, 1.0 - kap * v) / kap
+                t = (1.0 - math.hypot(kap * u, 1.0 - kap * v)) / kap
+            nb = min(max(k + (1 if s >= s0 else -1), 0), n_pts - 1)
+            same = P["group"][nb] == P["group"][k]
+            s1 = R["s"][P["ref"][nb]] if same else s0
+            f = min(max((s - s0) / (s1 - s0), 0.0), 1.0) if same and s1 != s0 else 0.0
+            tin = P["tin"][k] + f * (P["tin"][nb] - P["tin"][k])
+            tout = P["tout"][k] + f * (P["tout"][nb] - P["tout"][k])
+            center, half = 0.5 * (tin + tout), 0.5 * abs(tout - tin)
+            length = R["len"][ri]
+            over = max(s - length, -s, 0.0)
+            s = min(max(s, 0.0), length)
+            dist_out = max(abs(t - center) - half, 0.0) + over
+            far = max(abs(s - s0) - 0.5 * STEP - 1e-3, 0.0)
+            cost = 1000.0 * (dist_out + far) + 0.2 * min(abs(t - center) / max(half, 0.05), 1.0)
+            hd = 0.0
+            if h is not None:
+                dcds = 0.0
+                if same and s1 != s0:
+                    dcds = (0.5 * (P["tin"][nb] + P["tout"][nb]) - 0.5 * (P["tin"][k] + P["tout"][k])) / (s1 - s0)
+                lane_h = h0 + kap * (s - s0) + math.atan2(dcds, max(1.0 - kap * t, 0.1))
+                if P["sign"][k] < 0:
+                    lane_h += math.pi
+                hd = (h - lane_h + math.pi) % (2 * math.pi) - math.pi
+                cost += abs(hd)
+            if hint_roads is not None and hint_roads[R["road"][ri]]:
+                cost -= 0.3
+            if cost < best_cost:
+                on_road = R["tmin"][ri] - 1e-6 <= t <= R["tmax"][ri] + 1e-6
+                best_cost, best = cost, (k, s, t, P["lane"][k], center, 2 * half, dist_out, hd, on_road)
+        return best
 
     def road_of(self, kd: int) -> tuple[int, int]:
         """(road index, section index) of a sample."""

@@ -189,8 +189,20 @@ class RoadNetwork:
             near = [(hint.road, hint.lane)] + self.successors(hint.road, hint.lane) + self.predecessors(
                 hint.road, hint.lane)
             hr[[self._ri[r] for r, _ in near]] = True
-        return self._matches(np.array([[x, y]], dtype=float), None if h is None else np.array([h]), driving_only,
-                             hr)[0]
+        c = self.index.query_one(float(x), float(y), None if h is None else float(h), driving_only, hr)
+        if c is None:
+            return None
+        kd, s, t, lane, center, _, dist_out, hd, on_road = c
+        ri, si = self.index.road_of(kd)
+        road = self._roads_list[ri]
+        if dist_out > 0 and on_road and not driving_only:
+            lane, center, dist_out = self._exact_lane(road, s, t, lane, center, dist_out)
+            si = road.section_index(s)
+        if dist_out > MAX_OFF_ROAD:
+            return None
+        ln = road.sections[si].lanes.get(lane)
+        return LaneMatch(road=road.id, lane=lane, s=s, t=t, offset=t - center, heading_diff=hd,
+                         lane_type=ln.type if ln else "none", on_road=on_road, junction=road.junction)
 
     def locate_many(self, xy: np.ndarray, h: np.ndarray | None = None,
                     driving_only: bool = False) -> list[LaneMatch | None]:
