@@ -295,21 +295,23 @@ def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: S
 
 
 def _outside_lanes(ticks, progress_m: Sequence[float], meta: dict) -> Violation | None:
-    """OutsideRouteLanesTest stand-in: route metres passed while the ego's lane is not one of meta.route.lanes."""
-    lanes = (meta.get("route") or {}).get("lanes") or []
+    """OutsideRouteLanesTest: route metres passed while off the driving lanes or against the route lane's direction.
+
+    Stands in for CARLA's lane-centre distance: off-lane is a tick without a lane or with an off_road
+    event; wrong-way is a lane of a route road on the other side of the centre line from the route's
+    lane there. Another same-direction lane or another road (junction connectors overlap) is not counted.
+    """
+    sides: dict[str, int] = {}
+    for ln in (meta.get("route") or {}).get("lanes") or []:
+        sides[str(ln.get("road"))] = 1 if int(ln.get("lane")) > 0 else -1
     total = wrong = 0.0
     prev = 0.0
     first = None
     for (st, e), m in zip(ticks, progress_m):
         dm, prev = max(m - prev, 0.0), max(m, prev)
-        off = any(ev.kind == "off_road" and ev.actor == e.id for ev in st.events)
-        if e.lane is None:
-            off = True
-        elif lanes:
-            off = off or not any(
-                str(ln.get("road")) == str(e.lane.road) and int(ln.get("lane")) == e.lane.lane
-                and min(ln["s_start"], ln["s_end"]) - 1.0 <= e.lane.s <= max(ln["s_start"], ln["s_end"]) + 1.0
-                for ln in lanes)
+        off = e.lane is None or any(ev.kind == "off_road" and ev.actor == e.id for ev in st.events)
+        if not off and str(e.lane.road) in sides and e.lane.lane != 0:
+            off = (1 if e.lane.lane > 0 else -1) != sides[str(e.lane.road)]
         total += dm
         if off:
             wrong += dm

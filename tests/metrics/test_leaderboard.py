@@ -182,3 +182,17 @@ def test_suite_aggregation_counts_missing_routes_as_zero():
     assert agg["scores_mean"]["score_composed"] == pytest.approx(40.0)
     assert agg["infractions_per_km"]["stop_infraction"] == pytest.approx(2.0)
     assert agg["scores_std_dev"]["score_composed"] == pytest.approx(math.sqrt(2 * 40.0 ** 2))
+
+
+@pytest.mark.parametrize("lane,counted", [(-2, False), (None, True), (1, True)])
+def test_outside_route_lanes_counts_off_road_and_wrong_way_only(lane, counted):
+    from roadtest.sim.api import LanePos
+
+    tr = drive(ramp(0, 100))
+    for i, st in enumerate(tr.states):
+        e = st.ego
+        if 20 <= e.x < 45:
+            new = LanePos("1", lane, e.x, 0.0) if lane is not None else None
+            tr.states[i] = type(st)(time=st.time, frame=st.frame, actors=(type(e)(**{**e.__dict__, "lane": new}),))
+    r = lb.evaluate(tr, straight_meta(200))
+    assert bool(r.infractions["outside_route_lanes"]) is counted
