@@ -44,12 +44,14 @@ def test_locate_on_off_and_near_road(net):
 def test_locate_many_agrees_with_locate(net):
     rng = np.random.default_rng(0)
     xy = np.column_stack([rng.uniform(-5, 215, 300), rng.uniform(-12, 12, 300)])
-    many = net.locate_many(xy)
-    for (x, y), m in zip(xy, many):
-        one = net.locate(x, y)
+    hh = rng.uniform(-math.pi, math.pi, 300)
+    many = net.locate_many(xy, hh)
+    for (x, y), h, m in zip(xy, hh, many):
+        one = net.locate(x, y, h)  # the scalar path must agree with the vectorised one
         assert (one is None) == (m is None)
         if m is not None:
-            assert (m.road, m.lane) == (one.road, one.lane) and m.s == pytest.approx(one.s)
+            assert (m.road, m.lane, m.on_road) == (one.road, one.lane, one.on_road)
+            assert (m.s, m.t, m.heading_diff) == pytest.approx((one.s, one.t, one.heading_diff))
     hits = [m for m in many if m is not None and m.on_road]
     assert all(abs(m.t) <= 7.0 + 1e-6 for m in hits) and len(hits) > 100
 
