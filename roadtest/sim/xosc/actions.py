@@ -60,6 +60,18 @@ class RuntimeAction:
         if fn is not None and not self.done:
             fn(c, dt)
 
+    def post(self, c: Any) -> None:
+        """After motion: lateral and trajectory actions end on the tick their motion completes."""
+        if self.done or not self.actor:
+            return
+        m = c.motions.get(self.actor)
+        if self.name in ("LaneChangeAction", "LaneOffsetAction"):
+            prof = getattr(self, "profile", None)
+            if prof is not None and (prof.done or m.lat is not prof):
+                self.done = True
+        elif self.name == "FollowTrajectoryAction" and m.path is not getattr(self, "path", None):
+            self.done = True
+
     def stop(self, c: Any) -> None:
         """Overridden by a newer action or stopped with its event."""
         self.done = True
@@ -334,22 +346,44 @@ class RuntimeAction:
     def _start_LateralDistanceAction(self, c: Any) -> None:
         dc = self.el.find("DynamicConstraints")
         self.max_lat_speed = _f(dc, "maxSpeed", math.inf) if dc is not None else math.inf
+        self.max_lat_acc = _f(dc, "maxAcceleration", math.inf) if dc is not None else math.inf
+        self.lat_v = 0.0
+        self.first = True
 
     def _step_LateralDistanceAction(self, c: Any, dt: float) -> None:
-        from roadtest.sim.xosc.conditions import rel_distance
-
-        e, o, m = c.entities[self.actor], c.entities[self.el.get("entityRef")], c.motions[self.actor]
-        if m.road is None:
+        """Road-frame lateral gap to the referenced entity: rigid, rate-limited, or a critically damped spring."""
+        e, o = c.entities[self.actor], c.entities[self.el.get("entityRef")]
+        m, mo = c.motions[self.actor], c.motions[o.name]
+        if m.road is None or e.lane is None or o.lane is None or dt <= 0:
             return
-        fs = self.el.get("freespace", "false").lower() == "true"
-        lat = rel_distance(c, o, e, "lateral", fs, self.el.get("coordinateSystem", "entity"))  # e left of o: >0
+        if self.first:  # the first tick only takes the measure, as players do
+            self.first = False
+            return
         want = _f(self.el, "distance")
+        if self.el.get("freespace", "false").lower() == "true":
+            want += (e.width + o.width) / 2
         disp = self.el.get("displacement", "any")
-        side = 1.0 if disp == "leftToReferencedEntity" else -1.0 if disp == "rightToReferencedEntity" else (1.0 if lat >= 0 else -1.0)
-        err = side * want - lat  # move this much to the left
-        step = max(-self.max_lat_speed * dt, min(self.max_lat_speed * dt, err))
-        m.offset += step * m.sdir
-        if self.el.get("continuous", "false").lower() != "true" and abs(err) < 0.05:
+        rel = (e.lane.t - o.lane.t) * mo.sdir  # > 0: left of the reference, in its driving direction
+        side = 1.0 if disp == "leftToReferencedEntity" else -1.0 if disp == "rightToReferencedEntity" else (1.0 if rel >= 0 else -1.0)
+        err = (side * want - rel) * mo.sdir  # road-frame metres still to move (left positive)
+        cont = self.el.get("continuous", "false").lower() == "true"
+        vmax = min(self.max_lat_speed, abs(e.speed)) if math.isfinite(self.max_lat_speed) else math.inf
+        if not math.isfinite(self.max_lat_speed) and not math.isfinite(self.max_lat_acc):
+            move = err  # rigid
+            done = True
+        elif math.isfinite(self.max_lat_acc):
+            k = 0.4 * self.max_lat_acc  # spring stiffness from the acceleration limit, critically damped
+            a = max(-self.max_lat_acc, min(self.max_lat_acc, k * err - 2 * math.sqrt(k) * self.lat_v))
+            self.lat_v += a * dt
+            if math.isfinite(vmax):
+                self.lat_v = max(-vmax, min(vmax, self.lat_v))
+            move = self.lat_v * dt
+            done = abs(err) < 0.01
+        else:
+            move = math.copysign(min(vmax * dt, abs(err)), err)
+            done = abs(move - err) < 1e-9
+        m.offset += move
+        if done and not cont:
             self.done = True
 
     # ------------------------------------------------------------------ trajectories

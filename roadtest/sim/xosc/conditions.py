@@ -233,10 +233,10 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
         return lambda c, e: c.odometer(e.name) >= v - EPS
     if kind == "EndOfRoadCondition":
         d = _f(el, "duration")
-        return lambda c, e: c.end_of_road_time(e.name) >= d - EPS and c.end_of_road_time(e.name) > 0
+        return lambda c, e: c.end_of_road_time(e.name) >= d - EPS
     if kind == "OffroadCondition":
         d = _f(el, "duration")
-        return lambda c, e: c.offroad_time(e.name) >= d - EPS and c.offroad_time(e.name) > 0
+        return lambda c, e: c.offroad_time(e.name) >= d - EPS
     if kind == "CollisionCondition":
         ref = el.find("EntityRef")
         by_type = el.find("ByType")

@@ -221,9 +221,8 @@ class ScenarioEngine:
                 m = self.motions[n]
                 off = mt is None or not mt.on_road or mt.lane_type == "none"  # esmini: border lanes still count
                 m.offroad = m.offroad + self.tick if off else 0.0
-        for ra in [ra for _, ra in self.running if not ra.done]:
-            if ra.actor and ra.actor not in self.entities:
-                ra.done = True
+        for _, ra in self.running:
+            ra.post(self)
         self._complete_actions(time)
         if self.stop_trigger is None and self.stories and all(s.state == COMPLETE for s in self.stories):
             self.finished, self.end_reason = True, "all acts complete"
@@ -321,17 +320,22 @@ class ScenarioEngine:
             for sid, st in phases[c["index"]][2]:
                 self.signals[sid] = st
 
+    # Durations count from the end of the first tick in the state, as esmini stamps them (so one tick less
+    # than the time accumulated); -1 when the entity is not in the state at all.
+    def _held(self, acc: float) -> float:
+        return max(acc - self.tick, 0.0) if acc > 0 else -1.0
+
     def standstill_time(self, n: str) -> float:
-        return self.motions[n].standstill
+        return self._held(self.motions[n].standstill)
 
     def odometer(self, n: str) -> float:
         return self.motions[n].odometer
 
     def end_of_road_time(self, n: str) -> float:
-        return self.motions[n].end_of_road
+        return self._held(self.motions[n].end_of_road)
 
     def offroad_time(self, n: str) -> float:
-        return self.motions[n].offroad
+        return self._held(self.motions[n].offroad)
 
     def collides(self, n: str, target: str | None, otype: str | None) -> bool:
         for ev in self.events:
