@@ -154,12 +154,18 @@ class _Scene:
         self.network, self.meta, self.route = network, meta, route
         lanes = (meta.get("route") or {}).get("lanes") or []
         self.route_lane = {str(seg.get("road")): int(seg.get("lane", -1)) for seg in lanes}
+        self.memo: dict[tuple[str, float, float | None], float | None] = {}
 
     def place(self, road: Any, s: float, t: float | None = None) -> float | None:
-        """Route arc length of (road, s); None when it is not on the route."""
+        """Route arc length of (road, s); None when it is not on the route (memoised: the scene is static)."""
+        key = (str(road), float(s), None if t is None else float(t))
+        if key not in self.memo:
+            self.memo[key] = self._place(*key)
+        return self.memo[key]
+
+    def _place(self, road: str, s: float, t: float | None) -> float | None:
         if self.route is None or self.network is None:
             return None
-        road = str(road)
         try:
             if t is not None:
                 p = self.network.road_to_world(road, float(s), float(t))
@@ -199,7 +205,7 @@ def _actors(state: WorldState, ego: ActorState, route: RoutePath | None, ego_rs:
     return out
 
 
-def _lane_info(network: Any, ego: ActorState, match: Any) -> dict[str, Any] | None:
+def _lane_info(network: Any, ego: ActorState, match: Any, static: "_Static") -> dict[str, Any] | None:
     if network is None or match is None:
         return None
     info: dict[str, Any] = {"road": match.road, "lane": match.lane, "s": match.s, "offset": match.offset}
@@ -217,33 +223,77 @@ def _lane_info(network: Any, ego: ActorState, match: Any) -> dict[str, Any] | No
                     allowed = "solid" not in mark.type.split()[0] if mark.type else True
             info[side] = {"lane": lid, "mark": mark.type if mark else None, "color": mark.color if mark else None,
                           "crossing_allowed": allowed}
-        info["centerline"] = [list(to_ego_frame(ego.x, ego.y, ego.h, x, y)) for x, y in lane_ahead(network, match.road, match.lane, match.s)]
+        ahead = static.centreline(match.road, match.lane, match.s, ego.x, ego.y)
+        info["centerline"] = [list(to_ego_frame(ego.x, ego.y, ego.h, x, y)) for x, y in ahead]
     except Exception:  # noqa: BLE001 - partial lane info is still useful
         pass
     return info
 
 
-_ROUTES: dict[int, tuple[Any, int, RoutePath]] = {}  # memo: id(waypoints) -> (waypoints, len, path), a pure cache
+class _Static:
+    """What does not change during a run: the route path, scene placements and lane polylines (memoised)."""
+
+    def __init__(self, network: Any, meta: Mapping[str, Any]):
+        self.network, self.meta = network, meta
+        waypoints = (meta.get("route") or {}).get("waypoints") or []
+        self.route = RoutePath(waypoints) if len(waypoints) >= 2 else None
+        self.scene = _Scene(network, meta, self.route)
+        self.lanes: dict[tuple[str, int], RoutePath | None] = {}
+
+    def lane_path(self, road: str, lane: int) -> RoutePath | None:
+        """The lane centre in its driving direction, sampled every metre."""
+        key = (str(road), int(lane))
+        if key not in self.lanes:
+            try:
+                pts = np.asarray(self.network.lane_polyline(road, lane, "center", 1.0), dtype=float)
+                if self.network.lane_direction(road, lane) < 0:
+                    pts = pts[::-1]
+                self.lanes[key] = RoutePath(pts) if len(pts) >= 2 else None
+            except Exception:  # noqa: BLE001 - a map without polylines: walk it point by point instead
+                self.lanes[key] = None
+        return self.lanes[key]
+
+    def centreline(self, road: str, lane: int, s: float, x: float, y: float, distance: float = 50.0) -> list[tuple[float, float]]:
+        """World points every 2 m along the lane (then its first successors) from the point nearest (x, y)."""
+        path = self.lane_path(road, lane)
+        if path is None:
+            return lane_ahead(self.network, road, lane, s, distance)
+        out: list[tuple[float, float]] = []
+        start = path.project(x, y)[0]
+        for _ in range(4):
+            pos = np.arange(max(start, 0.0), min(path.length, start + distance) + 1e-9, 2.0)
+            out += [path.point_at(float(u))[:2] for u in pos]
+            distance -= path.length - start
+            succ = self.network.successors(road, lane) if distance > 0 else []
+            if not succ:
+                break
+            road, lane = succ[0]
+            path = self.lane_path(road, lane)
+            if path is None:
+                break
+            start = 0.0
+        return out
 
 
-def _route_of(waypoints: Sequence[Sequence[float]]) -> RoutePath:
-    """The RoutePath of a meta's waypoint list, built once per list object (the same list every tick)."""
-    hit = _ROUTES.get(id(waypoints))
-    if hit is not None and hit[0] is waypoints and hit[1] == len(waypoints):
-        return hit[2]
-    if len(_ROUTES) >= 16:
-        _ROUTES.clear()
-    path = RoutePath(waypoints)
-    _ROUTES[id(waypoints)] = (waypoints, len(waypoints), path)
-    return path
+_STATIC: dict[tuple[int, int], _Static] = {}  # memo per (map, meta) object pair: a pure cache of static data
+
+
+def _static(network: Any, meta: Mapping[str, Any]) -> _Static:
+    st = _STATIC.get((id(network), id(meta)))
+    if st is not None and st.network is network and st.meta is meta:
+        return st
+    if len(_STATIC) >= 8:
+        _STATIC.clear()
+    st = _STATIC[(id(network), id(meta))] = _Static(network, meta)
+    return st
 
 
 def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str) -> dict[str, Any]:
     """The privileged sensor reading for one tick (see the module docstring for the fields)."""
     meta = meta or {}
     ego = state.actor(ego_id)
-    waypoints = (meta.get("route") or {}).get("waypoints") or []
-    route = _route_of(waypoints) if len(waypoints) >= 2 else None
+    static = _static(network, meta)
+    route = static.route
     ego_rs, ego_rd, ego_rh = route.project(ego.x, ego.y) if route is not None else (0.0, 0.0, ego.h)
     match = None
     if network is not None:
@@ -261,13 +311,13 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
         "environment": _env(state),
         "actors": _actors(state, ego, route, ego_rs),
         "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [],
-        "lane": _lane_info(network, ego, match),
+        "lane": _lane_info(network, ego, match, static),
         "driving_side": meta.get("driving_side") or getattr(network, "driving_side", None) or "right",
         "rules": list(meta.get("rules") or []),
         "governing": meta.get("governing"),
     }
     scene = meta.get("scene") or {}
-    placer = _Scene(network, meta, route)
+    placer = static.scene
 
     def ahead(rs: float | None) -> float | None:
         if rs is None:

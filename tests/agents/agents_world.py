@@ -50,6 +50,12 @@ class FakeStraightNetwork:
     def lane_to_world(self, road: str, lane: int, s: float, offset: float = 0.0) -> Pose:
         return Pose(s, self._t(lane) + offset, 0.0, 0.0 if lane < 0 else math.pi)
 
+    def lane_polyline(self, road: str, lane: int, which: str = "center", step: float = 1.0):
+        import numpy as np
+
+        xs = np.linspace(0.0, self.length, int(self.length / step) + 1)
+        return np.column_stack([xs, np.full_like(xs, self._t(lane))])
+
     def lane_width(self, road: str, lane: int, s: float) -> float:
         return W
 
