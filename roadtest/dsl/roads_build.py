@@ -145,14 +145,18 @@ def _build_linear(sc, fwd_sign: int) -> Layout:
         # clothoid in, arc, clothoid out: the spirals add k*Ls of turn, so the arc is Ls shorter
         k = (1 if road.direction == "left" else -1) / road.radius
         turn_len = road.radius * road.angle
-        ls = min(0.25 * turn_len, CURVE_SPIRAL)
         lead = min(road.curve_start, road.length)
-        if lead + turn_len + ls > road.length + 1e-6:
+        if lead + turn_len > road.length + 1e-6:
             raise UserError(f"road: a {math.degrees(road.angle):.0f} deg curve of radius {road.radius:g} m after "
-                            f"{lead:g} m needs a road of at least {lead + turn_len + ls:.0f} m (length is {road.length:g})")
+                            f"{lead:g} m needs a road of at least {lead + turn_len:.0f} m (length is {road.length:g})")
+        ls = min(0.25 * turn_len, CURVE_SPIRAL, road.length - lead - turn_len)
         if lead > 0:
             ref.line(lead)
-        ref.spiral(ls, 0.0, k).arc(turn_len - ls, k).spiral(ls, k, 0.0)
+        if ls >= 1.0:
+            ref.spiral(ls, 0.0, k).arc(turn_len - ls, k).spiral(ls, k, 0.0)
+        else:  # no room left for clothoids: a plain arc
+            ls = 0.0
+            ref.arc(turn_len, k)
         if road.length - lead - turn_len - ls > 0.01:
             ref.line(road.length - lead - turn_len - ls)
     piece = _piece(1, "main", ref, _sections(road, fwd_sign, road.length, 0.0, "sidewalk"), road, sc.country)
@@ -263,12 +267,13 @@ def _build_merge(sc, fwd_sign: int) -> Layout:
     ramp = road.ramp
     if ramp is None:
         raise UserError("road.ramp: highway_merge needs a ramp {merge_s, length}")
-    lj = MERGE_JUNCTION_LENGTH
+    lj = min(MERGE_JUNCTION_LENGTH, ramp.merge_s / 2)
     a_len = ramp.merge_s - lj
     b_len = road.length - ramp.merge_s
-    if a_len < 5.0 or b_len < ramp.length + MERGE_TAPER + 5.0:
-        raise UserError(f"road.ramp.merge_s: expected between {lj + 5:.0f} and "
-                        f"{road.length - ramp.length - MERGE_TAPER - 5:.0f} m for this road length and ramp length")
+    taper = min(MERGE_TAPER, b_len - ramp.length)
+    if lj < 1.0 or taper < 0.0:
+        raise UserError(f"road.ramp: expected merge_s >= 2 m and merge_s + length <= {road.length:g} m "
+                        f"(got merge_s {ramp.merge_s:g}, length {ramp.length:g})")
     w, n_f, n_b = road.lanes.width, road.lanes.forward, road.lanes.backward
     outer_bwd = "shoulder"
     pieces: dict[int, RoadPiece] = {}
@@ -284,7 +289,10 @@ def _build_merge(sc, fwd_sign: int) -> Layout:
     # road 3: main lanes plus the acceleration lane, which then tapers out
     b_secs = []
     accel_id = fwd_sign * (n_f + 1)
-    for s0, width_end in ((0.0, None), (ramp.length, 0.0), (ramp.length + MERGE_TAPER, -1.0)):
+    steps = [(0.0, None)] + ([(ramp.length, 0.0)] if taper >= 1.0 else [])
+    if ramp.length + max(taper, 0.0) < b_len - 1.0:
+        steps.append((ramp.length + (taper if taper >= 1.0 else 0.0), -1.0))
+    for s0, width_end in steps:
         lanes = _edge_lanes(fwd_sign, n_f, w, road, road.speed_limit, None) + \
             _edge_lanes(-fwd_sign, n_b, w, road, road.speed_limit, outer_bwd if n_b else None)
         if width_end is None or width_end == 0.0:

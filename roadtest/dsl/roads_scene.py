@@ -16,6 +16,7 @@ from roadtest.errors import UserError
 __all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE", "LIGHT_ID_BASE"]
 
 SIGN_ID_BASE = 1000
+END_MARGIN = 0.05  # m kept between a start position and either end of its road
 LIGHT_ID_BASE = 2000
 
 
@@ -128,6 +129,7 @@ def place_scene(sc, layout: Layout) -> dict:
 def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float) -> Spot:
     rid, s = layout.main_to_road(main_s)
     piece = layout.pieces[rid]
+    s = min(max(s, END_MARGIN), piece.length - END_MARGIN)  # CARLA finds no waypoint at exactly s = 0 or length
     if user_lane is not None:
         lane = layout.odr_lane(user_lane)
         if lane not in {ln.id for ln in piece.lanes_at(s)}:
