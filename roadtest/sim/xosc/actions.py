@@ -420,7 +420,7 @@ def _check_private(el: Any, name: str, eb: Any) -> Any:
         if traj is None:
             raise UnsupportedError("FollowTrajectoryAction", *eb.where(el), "no Trajectory")
         shape = traj.find("Shape")
-        if shape is None or not len(shape) or shape[0].tag not in ("Polyline", "Clothoid", "ClothoidSpline"):
+        if shape is None or not len(shape) or shape[0].tag not in ("Polyline", "Clothoid", "ClothoidSpline", "Nurbs"):
             raise UnsupportedError(shape[0].tag if shape is not None and len(shape) else "Shape", *eb.where(traj))
     if name == "SpeedAction":
         t = el.find("SpeedActionTarget")

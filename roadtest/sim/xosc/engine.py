@@ -455,55 +455,9 @@ class ScenarioEngine:
 
     def build_path(self, traj: Any, timing: Any, actor: str) -> TrajPath:
         """A Trajectory's shape as a dense polyline, with vertex times when a Timing is given."""
-        shape = traj.find("Shape")[0]
-        e = self.entities[actor]
-        xs, ys, zs, hs, ts = [], [], [], [], []
-        if shape.tag == "Polyline":
-            for v in shape.findall("Vertex"):
-                r = resolve(parse_position(v.find("Position"), self.file), self.network, self.entities)
-                xs.append(r.x), ys.append(r.y), zs.append(r.z), hs.append(r.h)
-                ts.append(float(v.get("time"))) if v.get("time") not in (None, "") else None
-        else:
-            segs = []
-            if shape.tag == "Clothoid":
-                k0 = float(shape.get("curvature", "0"))
-                kd = float(shape.get("curvaturePrime", shape.get("curvatureDot", "0")) or 0)
-                length = float(shape.get("length"))
-                pos = shape.find("Position")
-                segs.append((k0, k0 + kd * length, length, 0.0, pos))
-                t_end = shape.get("stopTime")
-            else:
-                for sg in shape.findall("ClothoidSplineSegment"):
-                    segs.append((float(sg.get("curvatureStart", "0")), float(sg.get("curvatureEnd", "0")),
-                                 float(sg.get("length")), float(sg.get("hOffset", "0") or 0), sg.find("PositionStart")))
-                t_end = shape.get("timeEnd")
-            if segs and segs[0][4] is not None:
-                r = resolve(parse_position(segs[0][4] if segs[0][4].tag == "Position" else segs[0][4], self.file),
-                            self.network, self.entities)
-                x, y, z, h = r.x, r.y, r.z, r.h
-            else:
-                x, y, z, h = e.x, e.y, e.z, e.h
-            xs, ys, zs, hs = [x], [y], [z], [h]
-            for k0, k1, length, hoff, _ in segs:
-                h += hoff
-                n = max(2, int(length / 0.25))
-                ds = length / n
-                for i in range(n):
-                    k = k0 + (k1 - k0) * (i + 0.5) / n
-                    hm = h + k * ds / 2
-                    x += ds * math.cos(hm)
-                    y += ds * math.sin(hm)
-                    h += k * ds
-                    xs.append(x), ys.append(y), zs.append(z), hs.append(h)
-            if t_end not in (None, ""):
-                ts = []
-        xy = np.column_stack([xs, ys]) if xs else np.array([[e.x, e.y]])
-        times = None
-        if timing is not None and ts and len(ts) == len(xs):
-            scale, offset = float(timing.get("scale", "1") or 1), float(timing.get("offset", "0") or 0)
-            base = self.time if timing.get("domainAbsoluteRelative", "absolute") == "relative" else 0.0
-            times = np.array(ts) * scale + offset + base
-        return TrajPath(xy, np.array(zs or [e.z]), np.array(hs) if hs else None, times)
+        from roadtest.sim.xosc.trajectory import build_path
+
+        return build_path(traj, timing, self.entities[actor], self.time, self.network, self.entities, self.file)
 
 
 EXTERNAL_KINDS = ("ExternalController", "InteractiveController", "HIDController", "external_control", "agent")
