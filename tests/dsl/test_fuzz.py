@@ -67,6 +67,34 @@ def test_mutated_examples(text, edits):
     load_text(text)
 
 
+def _paths(data, prefix=()):
+    yield prefix
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _paths(v, prefix + (i,))
+
+
+PARSED = [yaml.safe_load(t) for t in EXAMPLES]
+
+
+@FUZZ
+@given(st.integers(0, len(PARSED) - 1), st.integers(0, 10**6), DATA)
+def test_examples_with_one_value_replaced(which, pick, value):
+    import copy
+
+    data = copy.deepcopy(PARSED[which])
+    paths = [p for p in _paths(data) if p]
+    path = paths[pick % len(paths)]
+    cur = data
+    for part in path[:-1]:
+        cur = cur[part]
+    cur[path[-1]] = value
+    load_text(yaml.safe_dump(data, allow_unicode=True))
+
+
 def test_anchors_and_aliases_do_not_escape():
     load_text("a: &x [*x]\n")
     load_text("name: n\nroad: &r {kind: straight}\nego: *r\n")
