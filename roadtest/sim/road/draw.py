@@ -133,7 +133,9 @@ def render_map(net: RoadNetwork, max_px: int = 2000) -> np.ndarray:
             x, y, _ = net.roads[obj.road].world(obj.s, obj.t)
             c, sn = math.cos(obj.heading), math.sin(obj.heading)
             loc = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [obj.length / 2, obj.width / 2]
-            poly = view.px(np.column_stack([x[0] + c * loc[:, 0] - sn * loc[:, 1], y[0] + sn * loc[:, 0] + c * loc[:, 1]]))
+            wx = x[0] + c * loc[:, 0] - sn * loc[:, 1]
+            wy = y[0] + sn * loc[:, 0] + c * loc[:, 1]
+            poly = view.px(np.column_stack([wx, wy]))
         else:
             x, y, _ = net.roads[obj.road].world(obj.s, obj.t)
             u, v = view.px([x[0], y[0]])[0]

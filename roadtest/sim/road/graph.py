@@ -10,7 +10,7 @@ from roadtest.sim.road.api import LaneSegment
 from roadtest.sim.road.model import DRIVING_TYPES, Road
 from roadtest.sim.road.reader import ParsedMap
 
-__all__ = ["LaneGraph", "Node", "LANE_CHANGE_COST"]
+__all__ = ["LaneGraph", "Node", "LANE_CHANGE_COST", "driving"]
 
 Node = tuple[str, int, int]  # (road id, section index, lane id)
 LANE_CHANGE_COST = 10.0  # m added per lane change, so a route keeps its lane when it can

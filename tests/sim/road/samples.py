@@ -10,12 +10,14 @@ _LANE = """<lane id="{id}" type="{type}"><link>{link}</link>
 
 
 def _lane(lid, mark="solid", color="white", type_="driving", w=3.5, pred=None, succ=None, lc="", speed=""):
-    link = (f'<predecessor id="{pred}"/>' if pred is not None else "") + (f'<successor id="{succ}"/>' if succ is not None else "")
+    link = (f'<predecessor id="{pred}"/>' if pred is not None else "") + (
+        f'<successor id="{succ}"/>' if succ is not None else "")
     return _LANE.format(id=lid, type=type_, w=w, mark=mark, color=color, link=link,
                         lc=f' laneChange="{lc}"' if lc else "", speed=speed)
 
 
-def _road(rid, x, y, hdg, length, lanes_left, lanes_right, junction="-1", link="", extra="", center="solid", ccolor="yellow"):
+def _road(rid, x, y, hdg, length, lanes_left, lanes_right, junction="-1", link="", extra="", center="solid",
+          ccolor="yellow"):
     return f"""<road name="r{rid}" length="{length}" id="{rid}" junction="{junction}">
 <link>{link}</link><type s="0" type="town"><speed max="50" unit="km/h"/></type>
 <planView><geometry s="0" x="{x}" y="{y}" hdg="{hdg}" length="{length}"><line/></geometry></planView>
