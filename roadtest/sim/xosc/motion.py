@@ -126,6 +126,11 @@ def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
         ref = net.road_to_world(r.lane.road, r.lane.s, 0.0)
         m.sdir = 1 if math.cos(wrap(r.h - ref.h)) >= 0 else -1
         e.lane = r.lane
+        if r.route:
+            rest = [w for w in r.route]
+            while rest and rest[0][0] != m.road:
+                rest.pop(0)
+            m.route = [w for w in rest if w[0] != m.road]
     else:
         m.road = None
         e.lane = r.lane

@@ -27,6 +27,7 @@ class Resolved:
     h: float
     lane: LanePos | None = None
     lane_offset: float = 0.0  # m from the lane centre, left positive in the road frame
+    route: list | None = None  # (road, lane) of the route a RoutePosition lies on, in order
 
 
 @dataclass
@@ -40,7 +41,7 @@ class PositionSpec:
 
 
 _KINDS = ("WorldPosition", "LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition",
-          "RelativeWorldPosition", "RelativeObjectPosition")
+          "RelativeWorldPosition", "RelativeObjectPosition", "RoutePosition")
 
 
 def parse_position(el: Any, file: str) -> PositionSpec:
@@ -97,6 +98,8 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
         r = locate(net, _num(a, "x"), _num(a, "y"), _num(a, "z"), _num(a, "h"))
         r.h = _num(a, "h")
         return r
+    if k == "RoutePosition":
+        return _route_position(spec, net, entities)
     if net is None and k in ("LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition"):
         raise UnsupportedError(k, "", spec.xml.sourceline or 0, "needs a road network (no LogicFile loaded)")
     if k == "LanePosition":
@@ -150,4 +153,62 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
     ref_road_h = net.road_to_world(lp.road, lp.s, 0.0).h
     along = math.cos(wrap(ref.h - ref_road_h)) >= 0
     r.h = _orient(spec, wrap(net.road_to_world(lp.road, r.lane.s, 0.0).h + (0.0 if along else math.pi)))
+    return r
+
+
+def route_segments(route: Any, net: Any, entities: dict[str, Any]) -> list:
+    """The lane segments a <Route> runs along, waypoint to waypoint, by the road graph's shortest paths."""
+    wps = []
+    for w in route.findall("Waypoint"):
+        r = resolve(parse_position(w.find("Position"), ""), net, entities)
+        if r.lane is not None:
+            wps.append((r.lane.road, r.lane.lane, r.lane.s))
+    segs: list = []
+    for a, b in zip(wps, wps[1:]):
+        part = net.route(a, b)
+        if segs and part and (part[0].road, part[0].lane) == (segs[-1].road, segs[-1].lane):
+            last = segs.pop()
+            part[0] = type(last)(last.road, last.lane, last.s_start, part[0].s_end)
+        segs += part
+    return segs
+
+
+def _route_position(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
+    x = spec.xml
+    if net is None:
+        raise UnsupportedError("RoutePosition", "", x.sourceline or 0, "needs a road network (no LogicFile loaded)")
+    route = x.find("RouteRef/Route")
+    irp = x.find("InRoutePosition")
+    if route is None or irp is None or not len(irp):
+        raise UnsupportedError("RoutePosition", "", x.sourceline or 0, "expected RouteRef/Route and InRoutePosition")
+    segs = spec.a.get("_segs")
+    if segs is None:
+        segs = spec.a["_segs"] = route_segments(route, net, entities)
+    order = [(sg.road, sg.lane) for sg in segs]
+    how = irp[0]
+    if how.tag == "FromCurrentEntity":
+        ref = entities[how.get("entityRef")]
+        r = locate(net, ref.x, ref.y, ref.z, ref.h)
+        r.route = order
+        return r
+    path_s = _num(how.attrib, "pathS")
+    seg = segs[-1] if segs else None
+    for sg in segs:
+        length = abs(sg.s_end - sg.s_start)
+        if path_s <= length + 1e-9:
+            seg = sg
+            break
+        path_s -= length
+    if seg is None:
+        raise UnsupportedError("RoutePosition", "", x.sourceline or 0, "the route has no lane path on this map")
+    d = 1.0 if seg.s_end >= seg.s_start else -1.0
+    s = seg.s_start + d * min(path_s, abs(seg.s_end - seg.s_start))
+    if how.tag == "FromLaneCoordinates":
+        lane = int(float(how.get("laneId", seg.lane)))
+        r = _lane_pose(net, seg.road, lane, s, _num(how.attrib, "laneOffset"))
+    else:
+        p = net.road_to_world(seg.road, s, _num(how.attrib, "t"))
+        r = locate(net, p.x, p.y, p.z, p.h)
+    r.h = _orient(spec, wrap(net.road_to_world(seg.road, s, 0.0).h + (0.0 if d > 0 else math.pi)))
+    r.route = order
     return r
