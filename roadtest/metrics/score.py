@@ -52,9 +52,16 @@ def score_run(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[
     out["termination_reason"] = trace.reason
     out["bench2drive"] = bench2drive.evaluate(trace, meta, reference)
     out["planning"] = planning.evaluate(trace, meta, reference).to_dict()
-    rules, note = _rules(trace, meta)
-    if rules is None:
+    try:
+        rules, note = _rules(trace, meta)
+    except Exception as e:  # noqa: BLE001 - a monitor's bug must not cost the run its driving score
+        import traceback
+
+        tb = traceback.extract_tb(e.__traceback__)[-1]
+        rules, note = None, None
+        out["rules_error"] = f"{type(e).__name__}: {e} at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}"
+    if note:
         out["notes"].append(note)
-    else:
+    if rules is not None:
         out["rules"] = rules
     return jsonable(out)

@@ -178,7 +178,9 @@ def _expectations(meta: dict, score: dict) -> list[str]:
     why = []
     if exp.get("reach_goal") and (score.get("scores") or {}).get("score_route", 0.0) < 100.0:
         why.append(f"goal not reached (route completion {score['scores']['score_route']:.1f} %)")
-    if exp.get("rules_hold"):
+    if exp.get("rules_hold") and score.get("rules_error"):
+        why.append(f"rules not checked: the rule monitors raised {score['rules_error']}")
+    elif exp.get("rules_hold"):
         broken = [str(r.get("id") or r.get("rule")) for r in score.get("rules") or []
                   if str(r.get("verdict", "")).lower() in ("violated", "fail", "failed", "false")]
         if broken:
@@ -224,8 +226,9 @@ def execute_run(job: Job) -> dict[str, Any]:
             write_json_atomic(run_dir / "score.json", score)
             record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "planning") if k in score})
             record["leaderboard_status"] = score.get("status")
-            if "rules" in score:
-                record["rules"] = score["rules"]
+            for key in ("rules", "rules_error"):
+                if key in score:
+                    record[key] = score[key]
             if status == "completed":
                 why = _expectations(meta, score)
                 if why:

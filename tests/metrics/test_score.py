@@ -23,3 +23,15 @@ def test_score_record_fields_and_json():
     assert rec["planning"]["details"]["collision_rate"]["samples"] > 0
     assert rec["planning"]["value"] is None  # no reference trace given
     assert "rules" in rec or any("rule monitors" in n for n in rec["notes"])
+
+
+def test_a_failing_rule_monitor_keeps_the_driving_score(monkeypatch):
+    rules = pytest.importorskip("roadtest.metrics.rules", reason="rule monitors not in this checkout")
+
+    def boom(trace, meta):
+        raise KeyError("zones")
+
+    monkeypatch.setattr(rules, "evaluate_rules", boom)
+    rec = score_run(drive([0.5 * i for i in range(50)]), straight_meta(100))
+    assert rec["scores"]["score_route"] > 0
+    assert rec["rules_error"].startswith("KeyError") and "rules" not in rec
