@@ -168,9 +168,13 @@ def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
                 else:
                     if lane is None:
                         raise UserError(f"actors.{aid}.place: {rel} {other!r} needs a reference in a lane")
-                    step = -1 if rel == "left_of" else 1  # user lane numbers grow away from the centre line
-                    lane = lane + step * (1 if lane > 0 else -1)
-                    lane = -1 if lane == 0 else lane
+                    # user lane numbers grow away from the centre line, which is on the driver's right in LHT
+                    outward_is_right = layout.fwd_sign < 0
+                    outward = (rel == "right_of") == outward_is_right
+                    direction = 1 if lane > 0 else -1
+                    lane = lane + direction if outward else lane - direction
+                    if lane == 0:  # inward from the first lane: the first lane of the other direction
+                        lane = -direction
                     s = s + sign * place.distance
             raw[aid] = (lane, side, s)
             del pending[aid]

@@ -190,3 +190,63 @@ def test_light_phase_offset_rotation():
     phases = light_phases(light)
     assert sum(d for _, d in phases) == pytest.approx(16.0)
     assert phases[0] == ("green", 6.0)  # 4 s into a 10 s green
+
+
+def _every_behaviour(kind: str, country: str) -> dict:
+    """Every actor kind and behaviour on one road kind: the emitter's whole vocabulary at once."""
+    road = dict(kind=kind, length=120 if kind in ("intersection", "t_junction", "roundabout") else 400,
+                lanes={"forward": 2, "backward": 1}, speed_limit=60,
+                signs=[{"id": "speed_limit", "s": 10, "value": 60, "side": "both"}, {"id": "stop", "s": 100, "side": "overhead"}],
+                crosswalks=[{"s": 90}], stop_lines=[{"s": 88, "lanes": [1]}],
+                traffic_lights=[{"id": "tl1", "s": 95, "offset": 3, "phases": [{"state": "red", "duration": 5},
+                                                                               {"state": "green", "duration": 9}]}],
+                sections=[{"kind": "school_zone", "s_start": 20, "s_end": 60, "speed_limit": 30}])
+    if kind == "highway_merge":
+        road["ramp"] = {"merge_s": 150, "length": 100}
+    if kind == "curve":
+        road.update(radius=150, angle=60)
+    route = {"exit": "left"} if kind in ("intersection", "roundabout") else \
+        {"exit": "right"} if kind == "t_junction" else {"distance": 150}
+    kerb = "left" if country == "JP" else "right"
+    return dict(name=f"all-{kind}", country=country, road=road, ego={"lane": 1, "s": 12, "speed": 30, "route": route},
+                expect={"timeout": 40}, actors=[
+                    {"id": "a1", "kind": "vehicle", "place": {"ahead_of": "ego", "distance": 20}, "speed": 30,
+                     "behaviours": [{"action": "change_lane", "direction": "right"},
+                                    {"action": "follow_lane", "speed": 20, "trigger": {"time": 4}}]},
+                    {"id": "a2", "kind": "truck", "place": {f"{kerb}_of": "ego", "distance": 5}, "speed": 35,
+                     "behaviours": [{"action": "cut_in", "trigger": {"ego_distance": 8}}]},
+                    {"id": "a3", "kind": "bus", "place": {"lane": 2, "s": 70}, "speed": 20,
+                     "behaviours": [{"action": "pull_over", "side": kerb, "trigger": {"distance_to_position": {"s": 50}}}]},
+                    {"id": "a4", "kind": "emergency", "place": {"lane": 1, "s": 120}, "speed": 40, "siren": True,
+                     "behaviours": [{"action": "keep_speed", "trigger": {"ttc": 3}}]},
+                    {"id": "a5", "kind": "motorcycle", "place": {"lane": -1, "s": 110}, "speed": 30},
+                    {"id": "a6", "kind": "bicycle", "place": {"lane": 2, "s": 30}, "speed": 15,
+                     "behaviours": [{"action": "stop", "trigger": {"time": 5}}]},
+                    {"id": "a7", "kind": "pedestrian", "place": {"side": "right", "s": 90},
+                     "behaviours": [{"action": "cross_road", "speed": 5, "to": "left"}]},
+                    {"id": "a8", "kind": "police_officer", "place": {"side": "left", "s": 80}},
+                    {"id": "a9", "kind": "cone", "place": {"lane": 2, "s": 50}},
+                    {"id": "a10", "kind": "barrier", "place": {"lane": 2, "s": 55}},
+                    {"id": "a11", "kind": "broken_down_vehicle", "place": {"lane": 2, "s": 60}},
+                    {"id": "a12", "kind": "vehicle", "place": {"lane": 1, "s": 40}, "speed": 20,
+                     "behaviours": [{"action": "change_speed", "to": 40, "rate": 3}]}])
+
+
+@pytest.mark.parametrize("country", ["CN", "JP"])
+@pytest.mark.parametrize("kind", ["straight", "curve", "intersection", "t_junction", "roundabout", "highway_merge"])
+def test_every_actor_and_behaviour_validates(kind, country, tmp_path):
+    out = write_bundle(variant(_every_behaviour(kind, country), "all"), tmp_path)
+    assert [str(p) for p in check_file(out / "scenario.xosc")] == []
+    assert [str(p) for p in check_file(out / "road.xodr")] == []
+    root = etree.parse(str(out / "scenario.xosc")).getroot()
+    assert len(root.findall("Entities/ScenarioObject")) == 13
+    lanes = {a.get("name"): int(a.find(".//RelativeTargetLane").get("value"))
+             for a in root.iter("Action") if a.find(".//RelativeTargetLane") is not None}
+    assert lanes["a1_0_change_lane_lane"] == -1  # right
+    # from the kerb-side lane into the ego's: one lane left in right-hand traffic, one right in left-hand
+    assert lanes["a2_0_cut_in_lane"] == (-1 if country == "JP" else 1)
+    assert "a3_0_pull_over_lane" not in lanes  # already in the kerb lane: it only stops
+    # a second write of the same variant is byte-identical
+    first = {n: (out / n).read_bytes() for n in ("scenario.xosc", "road.xodr", "meta.json")}
+    again = write_bundle(variant(_every_behaviour(kind, country), "all"), tmp_path)
+    assert {n: (again / n).read_bytes() for n in first} == first
