@@ -74,6 +74,7 @@ class EmbeddedSimulation(Simulation):
         self.frame = 0
         self._bike: BicycleState | None = None
         self._engine_events: list[Event] = []
+        self._ego_match = None
         self._scene = {str(a.get("id")): a for a in (self.meta.get("scene") or {}).get("actors", []) if a.get("id")}
         self._kinds: dict[str, tuple[str, bool]] = {}
         self.detector = EventDetector(self.network, watch=[self.ego_id] if self.ego_id else [])
@@ -183,6 +184,17 @@ class EmbeddedSimulation(Simulation):
                 kind=kind, x=e.x + cx * c, y=e.y + cx * s, z=e.z, h=e.h, speed=e.speed, vx=e.speed * c, vy=e.speed * s,
                 ax=e.accel, ay=e.speed * e.yaw_rate, yaw_rate=e.yaw_rate, length=e.length, width=e.width,
                 height=e.height, lane=lane, siren=siren, visible=bool(getattr(e, "visible", True))))
+        ego_match = None
+        if self.network is not None:
+            for k, a in enumerate(actors):
+                if a.id == self.ego_id:
+                    ego_match = self.network.locate(a.x, a.y, a.h, hint=self._ego_match)
+                    if k in missing:
+                        missing.remove(k)
+                        if ego_match is not None:
+                            m = ego_match
+                            actors[k] = ActorState(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
+            self._ego_match = ego_match
         if missing and self.network is not None:
             matches = self.network.locate_many(np.array([[actors[i].x, actors[i].y] for i in missing]))
             for i, m in zip(missing, matches):
@@ -199,8 +211,7 @@ class EmbeddedSimulation(Simulation):
             self._engine_events = current
             ego = next((a for a in actors if a.id == self.ego_id), None)
             if ego is not None and self.network is not None:
-                match = self.network.locate(ego.x, ego.y, ego.h)
-                events.extend(self.detector.road_events(ego.id, match))
+                events.extend(self.detector.road_events(ego.id, ego_match))
             if ego is not None and self._goal is not None and self._reached(ego):
                 events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
             if getattr(self.engine, "finished", False):

@@ -18,6 +18,7 @@ LC_TIME = 3.0  # s, duration of a lane change
 MOBIL_PERIOD = 1.0  # s between lane-change decisions of one vehicle
 HORIZON = 150.0  # m, look-ahead for leaders and signals
 SPAWN_SPACING = 20.0  # m between candidate spawn slots
+_DEAD_END = ("", 0)  # the chosen successor of a lane that has none
 SIGNAL_REFRESH = 20.0  # m travelled before the signals ahead are looked up again
 DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
 
@@ -260,8 +261,8 @@ class Traffic:
     def _next_lane(self, v: TrafficVehicle) -> tuple[str, int] | None:
         if v.next is None:
             succ = sorted(self.net.successors(v.road, v.lane))
-            v.next = succ[v.rng.randrange(len(succ))] if succ else None
-        return v.next
+            v.next = succ[v.rng.randrange(len(succ))] if succ else _DEAD_END
+        return None if v.next is _DEAD_END else v.next
 
     def _leader(self, idx, road: str, lane: int, s: float, d: int, me: str, nxt) -> tuple[float | None, float, str | None]:
         """(gap to the leader's rear or None, leader speed, leader id) ahead in this lane and its successor."""
