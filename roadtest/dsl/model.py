@@ -95,7 +95,8 @@ class Environment(_Model):
     @classmethod
     def _apply_preset(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            preset = WEATHER_PRESETS.get(data.get("weather", "clear"), {})
+            name = data.get("weather", "clear")
+            preset = WEATHER_PRESETS.get(name, {}) if isinstance(name, str) else {}
             data = {**preset, **data}
         return data
 

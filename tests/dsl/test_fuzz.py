@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -99,3 +100,8 @@ def test_anchors_and_aliases_do_not_escape():
     load_text("a: &x [*x]\n")
     load_text("name: n\nroad: &r {kind: straight}\nego: *r\n")
     load_text("!!python/object:os.system {}\n")
+
+
+def test_unhashable_preset_name():
+    with pytest.raises(ScenarioError, match="environment.weather"):
+        expand_doc(parse_yaml("name: n\nenvironment: {weather: []}\nroad: {kind: straight}\nego: {route: {distance: 50}}\n", "f.yaml"))
