@@ -8,7 +8,7 @@ stands in. Factors multiply once per event, not per type (leaderboard statistics
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta, travel_direction

@@ -120,3 +120,14 @@ def test_resume_after_kill_minus_9(tmp_path):
     assert sorted(after) == sorted(set(after)) and len(after) == 8
     assert after[: len(before)] == before
     assert all(r["status"] == "completed" for r in read_records(out))
+
+
+def test_expectations_turn_a_finished_run_into_failed():
+    from roadtest.runner.episode import _expectations
+
+    meta = {"expect": {"reach_goal": True, "rules_hold": True}}
+    good = {"scores": {"score_route": 100.0}, "rules": [{"id": "speed_limit", "verdict": "excused"}]}
+    bad = {"scores": {"score_route": 62.5}, "rules": [{"id": "stop_sign", "verdict": "violated"}]}
+    assert _expectations(meta, good) == []
+    assert _expectations(meta, bad) == ["goal not reached (route completion 62.5 %)", "rules violated: stop_sign"]
+    assert _expectations({}, bad) == []
