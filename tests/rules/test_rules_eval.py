@@ -87,3 +87,12 @@ def test_episodes_have_start_duration_and_worst():
     assert [round(e.duration, 2) for e in res.episodes] == [0.5, 0.3]
     assert round(res.episodes[0].worst, 3) == round(12.0 + 2 / 3.6 - 15.0, 3)
     assert res.first_violation == res.episodes[0].start
+
+
+def test_light_state_is_read_by_its_opendrive_signal_id():
+    scene = {"lights": [{"id": "tl_main", "signal_id": "2000", "road": "0", "s": 50.0}],
+             "stop_lines": [{"road": "0", "s": 50.0}]}
+    tr = drive(const(8.0, 60), x0=20.2, signals=lambda i: {"2000": "red"})
+    assert verdict(tr, meta("red_light", **scene)) == "violated"
+    tr = drive(const(8.0, 60), x0=20.2, signals=lambda i: {"2000": "green"})
+    assert verdict(tr, meta("red_light", **scene)) == "satisfied"

@@ -155,6 +155,9 @@ class _Scene:
         lines = list(sc.get("stop_lines") or [])
         signs = list(sc.get("signs") or [])
         self.lights = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
+        # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
+        self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
+                           for lt in sc.get("lights") or []}
         self.stop_lines = [_line_for(sg, lines) for sg in signs if _is_stop_sign(sg)]
         self.give_way = [_line_for(sg, lines) for sg in signs if _is_give_way(sg)]
         taken = {(str(r), round(s, 3)) for _, r, s in self.lights} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
@@ -165,6 +168,13 @@ class _Scene:
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
         self.officers = [str(a.get("id")) for a in sc.get("actors") or [] if "officer" in str(a.get("kind", ""))]
+
+    def light_state(self, signals: Mapping[str, str], light_id: str | None) -> str:
+        """The state of a light, looked up by signal id, then light id; "" when unknown."""
+        for k in self.light_keys.get(light_id or "", []):
+            if k in signals:
+                return str(signals[k]).lower()
+        return ""
 
 
 def _crossed(line_s: float, f0: float, f1: float, d: int) -> bool:
@@ -250,13 +260,13 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             if 0 <= dist < cur_dist:
                 cur_light, cur_dist = lid, dist
         for lid, r, s in sc.lights:
-            state = str(st.signals.get(lid, "")).lower()
+            state = sc.light_state(st.signals, lid)
             if state == "yellow" and (light_prev_state.get(lid) != "yellow" or lid not in yellow_latch):
                 yellow_latch[lid] = (d * (s - front), abs(e.speed))
             elif state != "yellow":
                 yellow_latch.pop(lid, None)
             light_prev_state[lid] = state
-        state = str(st.signals.get(cur_light, "")).lower() if cur_light else ""
+        state = sc.light_state(st.signals, cur_light)
         v["light_crossed"] = _b(crossed_light)
         v["light_red"] = _b(state.startswith("red"))
         v["light_yellow"] = _b(state in ("yellow", "amber"))
