@@ -3,6 +3,7 @@
 Keys follow roadtest/bundle.py's docstring (SI units). Additions written here, beyond that list:
   environment.weather is the preset name; environment.precipitation is none|rain|snow.
   ego.start also has x, y, h (world pose, rad) and user_lane (the YAML lane number);
+  ego.default_act names the .xosc Act that drives the ego when no agent does (skip it when one does);
   route.lanes entries use OpenDRIVE road ids as strings and lane ids; s_end < s_start when the
     lane runs against s.
   scene.signs[*] also has signal_id (the OpenDRIVE <signal id>) and direction (forward|backward);
@@ -25,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from roadtest import __version__
+from roadtest.dsl.emit_xosc import EGO_DEFAULT_ACT
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot
 
@@ -95,7 +97,7 @@ def build_meta(variant, layout: Layout, spots: dict[str, Spot], scene: dict, rou
             "wetness": env.wetness, "friction": env.friction, "time_of_day": env.time_of_day,
             "sun_elevation": env.sun_elevation,
         },
-        "ego": {"entity": "hero", "model": sc.ego.model, "speed": sc.ego.speed,
+        "ego": {"entity": "hero", "model": sc.ego.model, "speed": sc.ego.speed, "default_act": EGO_DEFAULT_ACT,
                 "start": {**_spot(ego), "user_lane": sc.ego.lane}},
         "route": route,
         "rules": rules,
