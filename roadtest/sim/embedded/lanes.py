@@ -5,12 +5,30 @@ from __future__ import annotations
 import bisect
 import math
 
+import dataclasses
+
 import numpy as np
 
-__all__ = ["LaneTable", "STEP", "T_STEP"]
+from roadtest.sim.api import ActorState
+
+__all__ = ["LaneTable", "STEP", "T_STEP", "make_actor"]
 
 STEP = 0.5  # m between centre samples (chord error below 1 cm for radii above 3 m)
 T_STEP = 10.0  # m between samples of the centre's lateral t (it changes slowly along a lane)
+
+
+_ACTOR_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ActorState) if f.default is not dataclasses.MISSING}
+_ACTOR_FIELDS = frozenset(f.name for f in dataclasses.fields(ActorState))
+
+
+def make_actor(**values) -> ActorState:
+    """An ActorState built without the frozen dataclass's per-field __setattr__ (a hot path: every actor, every tick)."""
+    if not _ACTOR_FIELDS.issuperset(values):
+        raise TypeError(f"unknown ActorState fields {sorted(set(values) - _ACTOR_FIELDS)}")
+    a = object.__new__(ActorState)
+    a.__dict__.update(_ACTOR_DEFAULTS)
+    a.__dict__.update(values)
+    return a
 
 
 class _Lane:

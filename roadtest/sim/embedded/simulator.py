@@ -21,10 +21,12 @@ from roadtest.sim.api import (
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
 from roadtest.sim.embedded.events import Box, EventDetector
+from roadtest.sim.embedded.lanes import make_actor
 from roadtest.sim.embedded.sensors import observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 
-__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS", "DEFAULT_MAX_TIME"]
+__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "signal_colour", "GOAL_RADIUS",
+           "DEFAULT_MAX_TIME"]
 
 GOAL_RADIUS = 2.0  # m, the ego has reached meta.route.goal within this distance
 DEFAULT_MAX_TIME = 600.0  # s, run_bundle's cap when neither settings nor meta give a time limit
@@ -50,6 +52,26 @@ def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = 
     if props.get("emergency", "") in _TRUE or siren and kind in ("car", "truck", "bus"):
         kind = "emergency"
     return kind, siren
+
+
+_COLOURS = ("red", "yellow", "green")
+
+
+def signal_colour(state: str) -> str:
+    """A signal state as WorldState gives it: red, yellow, red_yellow, green or off.
+
+    Accepts colour words and esmini's lamp lists ("off;off;on" = red;yellow;green lamps; two lamps = red;green).
+    """
+    st = str(state).strip().lower()
+    if ";" in st:
+        lamps = [p.strip() in ("on", "flashing", "1", "true") for p in st.split(";")]
+        names = _COLOURS if len(lamps) == 3 else ("red", "green") if len(lamps) == 2 else ()
+        lit = [n for n, on in zip(names, lamps) if on]
+        return "_".join(lit) if lit else "off"
+    for word in ("red", "yellow", "amber", "green"):
+        if word in st:
+            return "yellow" if word == "amber" else word
+    return st or "off"
 
 
 class EmbeddedSimulation(Simulation):
@@ -117,7 +139,7 @@ class EmbeddedSimulation(Simulation):
         external = frozenset({self.ego_id}) if control is not None and self.ego_id else frozenset()
         # Phase 1: every actor decides on the frozen snapshot (self.state and the engine's unmoved entities).
         if self.traffic is not None:
-            self.traffic.decide(self._obstacles(), self.engine.signals, dt)
+            self.traffic.decide(self._obstacles(), self.state.signals, dt)
         new_ego = None
         if external:
             e = self.engine.entities[self.ego_id]
@@ -179,7 +201,7 @@ class EmbeddedSimulation(Simulation):
                 lane = LanePos(str(lane.road), int(lane.lane), float(lane.s), float(lane.t))
             if lane is None:
                 missing.append(len(actors))
-            actors.append(ActorState(
+            actors.append(make_actor(
                 id=name, role="ego" if name == self.ego_id else (getattr(e, "role", "scenario") or "scenario"),
                 kind=kind, x=e.x + cx * c, y=e.y + cx * s, z=e.z, h=e.h, speed=e.speed, vx=e.speed * c, vy=e.speed * s,
                 ax=e.accel, ay=e.speed * e.yaw_rate, yaw_rate=e.yaw_rate, length=e.length, width=e.width,
@@ -193,14 +215,14 @@ class EmbeddedSimulation(Simulation):
                         missing.remove(k)
                         if ego_match is not None:
                             m = ego_match
-                            actors[k] = ActorState(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
+                            actors[k] = make_actor(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
             self._ego_match = ego_match
         if missing and self.network is not None:
             matches = self.network.locate_many(np.array([[actors[i].x, actors[i].y] for i in missing]))
             for i, m in zip(missing, matches):
                 if m is not None:
                     a = actors[i]
-                    actors[i] = ActorState(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
+                    actors[i] = make_actor(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
         if self.traffic is not None:
             actors.extend(self.traffic.actor_states())
         events: list[Event] = []
@@ -216,7 +238,7 @@ class EmbeddedSimulation(Simulation):
                 events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
             if getattr(self.engine, "finished", False):
                 events.append(Event("stop_trigger", ego.id if ego else "", data={"reason": getattr(self.engine, "end_reason", "")}))
-        return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals=dict(self.engine.signals),
+        return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals={k: signal_colour(v) for k, v in self.engine.signals.items()},
                           environment=self.engine.environment, events=tuple(events))
 
     def _reached(self, ego: ActorState) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.embedded.lanes import LaneTable
+from roadtest.sim.embedded.lanes import LaneTable, make_actor
 
 __all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
 
@@ -435,12 +435,12 @@ class Traffic:
         out = []
         for v in self.vehicles:
             c, s = math.cos(v.h), math.sin(v.h)
-            out.append(ActorState(id=v.id, role="background", kind=v.kind, x=v.x, y=v.y, z=v.z, h=v.h, speed=v.speed,
+            out.append(make_actor(id=v.id, role="background", kind=v.kind, x=v.x, y=v.y, z=v.z, h=v.h, speed=v.speed,
                                   vx=v.speed * c, vy=v.speed * s, ax=v.accel, ay=v.speed * v.yaw_rate,
                                   yaw_rate=v.yaw_rate, length=v.length, width=v.width, height=v.height,
                                   lane=LanePos(v.road, v.lane, v.s, v.t)))
         for w in self.walkers:
-            out.append(ActorState(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
+            out.append(make_actor(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
                                   speed=w.speed, vx=w.speed * math.cos(w.h), vy=w.speed * math.sin(w.h),
                                   length=0.5, width=0.6, height=1.8, lane=LanePos(w.road, w.lane, w.s, 0.0)))
         return out
