@@ -177,26 +177,36 @@ class RuntimeAction:
         dyn = dyn if dyn is not None else self.el.find("TransitionDynamics")
         self.shape = dyn.get("dynamicsShape", "step")
         dim, val = dyn.get("dynamicsDimension", "time"), _f(dyn, "value")
-        self.v0, self.v1 = e.speed, self._target_speed(c)
+        self.v0, self.v1 = e.speed, self._clamp(e, self._target_speed(c))
         rel = self.el.find("SpeedActionTarget/RelativeTargetSpeed")
         self.continuous = rel is not None and rel.get("continuous", "false").lower() == "true"
         dv = abs(self.v1 - self.v0)
         val = abs(val)  # a rate is often written negative for braking
+        k = {"linear": 1.0, "cubic": 1.5, "sinusoidal": math.pi / 2}.get(self.shape, 1.0)  # peak rate / mean rate
         if self.shape == "step" or val <= 0:
             self.T = 0.0
         elif dim == "time":
             self.T = val
         elif dim == "rate":
-            k = {"linear": 1.0, "cubic": 1.5, "sinusoidal": math.pi / 2}.get(self.shape, 1.0)
             self.T = k * dv / val
         else:  # distance: the shapes are symmetric, so the mean speed is the midpoint
-            self.T = 2 * val / max(self.v0 + self.v1, 1e-6)
+            self.T = 2 * val / max(abs(self.v0 + self.v1), 1e-6)
+        if self.T > 0 and dv > 0:
+            # the entity's Performance caps the peak acceleration: a too-quick transition is stretched
+            limit = e.max_accel if self.v1 > self.v0 else e.max_decel
+            peak = k * dv / self.T
+            if limit > 0 and peak > limit:
+                self.T *= peak / limit
         self.elapsed = 0.0
+
+    @staticmethod
+    def _clamp(e: Any, v: float) -> float:
+        return max(-e.max_speed, min(e.max_speed, v))
 
     def _step_SpeedAction(self, c: Any, dt: float) -> None:
         e = c.entities[self.actor]
         if self.continuous:
-            self.v1 = self._target_speed(c)
+            self.v1 = self._clamp(e, self._target_speed(c))
         self.elapsed += dt
         if self.T <= 1e-9 or self.elapsed >= self.T - 1e-9:
             e.speed = self.v1

@@ -197,6 +197,15 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         e.y += step * math.sin(e.h)
         m.offroad += dt
         return
+    old = m.offset
+    if m.lat is not None:
+        m.lat.elapsed += dt
+        m.lat.travelled += abs(step)
+        m.offset = m.lat.offset()
+        if m.lat.dimension != "distance" and m.lat.shape != "step":
+            # the lateral part of the step is taken out of the longitudinal progress, as esmini moves
+            dlat = min(abs(m.offset - old), abs(step))
+            step = math.copysign(math.sqrt(step * step - dlat * dlat), step)
     # the entity covers `step` metres along its lane, not along the reference line
     s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s, m.offset)
     length = net.road_length(m.road)
@@ -221,12 +230,12 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         length = net.road_length(nroad)
         s = over if nd > 0 else length - over
     m.s = s
+    if not hit_end and ((m.sdir > 0 and s >= length - 1e-6) or (m.sdir < 0 and s <= 1e-6)):
+        forward = m.sdir == net.lane_direction(m.road, m.lane)
+        hit_end = not (net.successors(m.road, m.lane) if forward else net.predecessors(m.road, m.lane))
+    if hit_end and m.end_of_road > 0:
+        e.speed = 0.0  # stuck at a dead end: it stands still from the second tick there, as in esmini
     m.end_of_road = m.end_of_road + dt if hit_end else 0.0
-    old = m.offset
-    if m.lat is not None:
-        m.lat.elapsed += dt
-        m.lat.travelled += abs(step)
-        m.offset = m.lat.offset()
     x, y, z, ph, t = cache.pose(m.road, m.lane, m.s, m.offset)
     e.x, e.y, e.z = x, y, z
     dh = math.atan2((m.offset - old) * m.sdir, abs(step)) if abs(step) > 1e-9 else 0.0
