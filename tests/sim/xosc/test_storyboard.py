@@ -77,14 +77,24 @@ def test_rate_and_cubic_dimensions(tmp_path):
     eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=10)))
     hist = run(eng, 4.0)
     assert hist["brake"][-1] == (pytest.approx(2.5, abs=1e-9), COMPLETE)  # 10 m/s at 4 m/s^2
-    body = event("cub", speed_action(20, "cubic", "time", 2),
+    body = event("cub", speed_action(20, "cubic", "time", 4),
                  trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
     eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=10)))
-    for k in range(20):
+    for k in range(40):
         eng.step(k * TICK)
     assert eng.entities["Ego"].speed == pytest.approx(15.0)  # cubic is symmetric: half way at half time
-    eng.step(20 * TICK)
+    eng.step(40 * TICK)
     assert 15.0 < eng.entities["Ego"].speed < 15.5
+
+
+def test_performance_limits_stretch_speed_transitions(tmp_path):
+    # the test vehicle accelerates at most 5 m/s^2: 10 -> 20 m/s "in 1 s" takes 2 s; 60 m/s is capped at 50
+    body = (event("fast", speed_action(20, "linear", "time", 1), trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+            + event("over", speed_action(60), trigger("StartTrigger", sim_time(3))))
+    eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=10)))
+    hist = run(eng, 3.5)
+    assert hist["fast"][-1] == (pytest.approx(1.95), COMPLETE)
+    assert eng.entities["Ego"].speed == 50.0
 
 
 def test_maximum_execution_count_reruns_an_event(tmp_path):
