@@ -59,6 +59,9 @@ def apply_value(doc: Doc, path: tuple[Any, ...], value: Any, where: tuple[int, i
     cur = doc.data
     for i, part in enumerate(path[:-1]):
         nxt = cur[part] if (isinstance(cur, list) or part in cur) else None
+        if isinstance(nxt, str) and path[0] == "rules" and i == 1:
+            nxt = cur[part] = {"id": nxt}  # rule-id shorthand, expanded so its params can be set
+            doc.pos[path[:2] + ("id",)] = doc.pos.get(path[:2], where or (0, 0))
         if not isinstance(nxt, (dict, list)):
             nxt = {}
             cur[part] = nxt

@@ -196,3 +196,9 @@ def test_sweep_size_is_bounded(tmp_path):
 def test_infinite_values_rejected(tmp_path):
     p = only(write(tmp_path, GOOD.replace("s: 80}", "s: .inf}")))
     assert p.field == "actors.0.place.s" and "finite" in p.message
+
+
+def test_sweep_over_rule_params_of_a_rule_id_shorthand(tmp_path):
+    vs = load_variants(write(tmp_path, GOOD + "sweep:\n  rules.0.params.tolerance: [0.5, 1.0]\n"))
+    assert [(v.scenario.rules[0].id, v.scenario.rules[0].params) for v in vs] == [
+        ("speed_limit", {"tolerance": 0.5}), ("speed_limit", {"tolerance": 1.0})]
