@@ -31,7 +31,7 @@ __all__ = [
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
     "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
-    "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario",
+    "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
 
 KMH = 1.0 / 3.6  # m/s per km/h

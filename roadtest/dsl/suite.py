@@ -5,18 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from roadtest.dsl.loader import Doc, Variant, parse_file, path_exists, validate_doc
-from roadtest.dsl.model import _Model
 from roadtest.dsl.variants import expand_doc
 from roadtest.errors import Problem, ScenarioError
 
 __all__ = ["Suite", "is_suite", "expand_target", "iter_target"]
 
 
-class Suite(_Model):
+class Suite(BaseModel):
     """A list of scenario files or globs (relative to the suite file), seeds and overrides."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     description: str = ""
