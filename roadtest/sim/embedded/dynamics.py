@@ -12,6 +12,7 @@ __all__ = ["BicycleParams", "BicycleState", "step_bicycle", "params_from_entity"
 G = 9.81  # m/s^2
 ROLLING = 0.15  # m/s^2, coasting deceleration (rolling resistance and drag lumped)
 REVERSE_MAX_SPEED = 5.0  # m/s
+MAX_PLAUSIBLE_STEER = 1.2  # rad (69 degrees); larger front-wheel angles are taken as degrees written by mistake
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ def params_from_entity(entity, friction: float = 1.0) -> BicycleParams:
         return float(v) if v is not None and v > 0 and math.isfinite(v) else default
 
     max_steer = pos("max_steer", d.max_steer)
+    if max_steer > MAX_PLAUSIBLE_STEER:
+        # OpenSCENARIO gives radians; some files write degrees (maxSteering="30"): read those as degrees.
+        max_steer = math.radians(max_steer) if max_steer <= 90.0 else d.max_steer
     return BicycleParams(
         wheelbase=pos("wheelbase", d.wheelbase),
         max_steer=max_steer,

@@ -89,3 +89,8 @@ def test_params_come_from_the_entity_with_defaults_for_missing_values():
     assert (p.max_speed, p.max_accel, p.max_decel, p.wheelbase, p.max_steer, p.friction) == (40.0, 5.0, 10.0, 3.1, 0.7, 0.5)
     e.wheelbase = 0.0
     assert params_from_entity(e).wheelbase == BicycleParams().wheelbase
+
+
+def test_a_steering_limit_written_in_degrees_is_read_as_degrees():
+    assert params_from_entity(FakeEntity("hero", max_steer=30.0)).max_steer == pytest.approx(math.radians(30.0))
+    assert params_from_entity(FakeEntity("hero", max_steer=400.0)).max_steer == BicycleParams().max_steer

@@ -74,3 +74,16 @@ def test_run_bundle_trace_csv_has_esmini_columns_and_reference_points(xosc_dir, 
     r0 = next(r for r in ref if r["entity"] == "Ego")
     x = float(first["x"]) - cx * math.cos(float(first["h"]))
     assert x == pytest.approx(float(r0["x"]), abs=0.01)
+
+
+def test_steering_across_the_road_reports_the_marks_crossed_then_off_road(xosc_dir):
+    sim = EmbeddedSimulator().load(load_bundle(xosc_dir / "straight_500m.xosc"), 0, SimSettings(max_time=6.0))
+    events, i = [], 0
+    while not sim.done:
+        events += sim.step(Control(throttle=0.3, steer=-0.02 if i < 40 else 0.0)).events
+        i += 1
+    inv = [e for e in events if e.kind == "lane_invasion"]
+    assert inv[0].data["lane"] == -1 and inv[0].data["to_lane"] == 1 and inv[0].data["type"] == "broken"
+    assert inv[0].data["allowed"] is True
+    assert [e.kind for e in events].count("off_road") == 1
+    assert sim.state.ego.h > 0.1  # turned left (counter-clockwise) under negative steer
