@@ -78,6 +78,8 @@ class ScenarioEngine:
         self.events: list[Event] = []
         self.finished = False
         self.end_reason = ""
+        # an entity handed to an external controller that the caller does not drive stands still
+        self.hold_unattached_external = True
         self._started = False
 
     @property
@@ -211,6 +213,10 @@ class ScenarioEngine:
         ext = set(external)
         for n, e in self.entities.items():
             if not e.active or n in ext:
+                continue
+            if self.hold_unattached_external and self.controlled_externally(n):
+                e.speed, e.accel, e.yaw_rate = 0.0, 0.0, 0.0  # nobody drives it: it waits, as esmini headless
+                self.motions[n].standstill += self.tick
                 continue
             v0 = self.snap[n].speed
             advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)

@@ -14,9 +14,10 @@ TICK = 0.05
 # file -> largest position difference (m) from esmini's trajectory accepted for any entity
 CASES = {
     "straight_500m.xosc": 0.05,
-    "cut-in_simple.xosc": 1.5,  # braking starts one tick later in esmini (see the report)
+    "cut-in_simple.xosc": 0.2,
     "slow-lead-vehicle.xosc": 0.05,
-    "speed-profile.xosc": 4.0,
+    "speed-profile.xosc": 4.0,  # esmini's jerk-limited profile rounds the corners
+    "cut-in_external.xosc": 0.05,  # the externally controlled ego stands still; nothing stops before 1200 s
     "left-hand-traffic_by_heading.xosc": 0.5,
     "pedestrian_traj_synch.xosc": 1.0,
     "lane-change_clothoid_based_trajectory.xosc": 1.5,
@@ -38,8 +39,7 @@ def run(path, limit):
         t = round(k * TICK, 6)
         if k % 10 == 0:
             samples += [(round(t, 3), n, e.x, e.y) for n, e in eng.entities.items()]
-        ext = {n for n in eng.entities if eng.controlled_externally(n)}
-        eng.step(t, ext)
+        eng.step(t)  # externally controlled entities nobody drives stand still, as in esmini
         if eng.finished:
             return t, samples
         k += 1
@@ -50,9 +50,12 @@ def run(path, limit):
 def test_corpus_scenario_ends_with_esmini(conformance_dir, name):
     row = index(conformance_dir)[name]
     ref_end = float(row["esmini_end_time_s"])
-    end, samples = run(conformance_dir / row["xosc_path"], ref_end + 2.0)
-    assert end is not None, f"{name}: no stop by {ref_end + 2} s (esmini {ref_end})"
-    assert abs(end - ref_end) <= TICK + 1e-6, f"{name}: ended {end:.3f} s, esmini {ref_end:.3f} s"
+    end, samples = run(conformance_dir / row["xosc_path"], min(ref_end + 2.0, 60.0))
+    if ref_end >= 1200:  # esmini ran into its time limit: the storyboard must not stop (checked for 60 s)
+        assert end is None, f"{name}: stopped at {end:.3f} s, esmini never did"
+    else:
+        assert end is not None, f"{name}: no stop by {ref_end + 2} s (esmini {ref_end})"
+        assert abs(end - ref_end) <= TICK + 1e-6, f"{name}: ended {end:.3f} s, esmini {ref_end:.3f} s"
     ref = {(round(float(r["time"]), 3), r["entity"]): (float(r["x"]), float(r["y"]))
            for r in csv.DictReader(open(conformance_dir / "esmini_reference" / name.replace(".xosc", ".csv")))}
     worst = {}
