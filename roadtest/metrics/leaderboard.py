@@ -184,6 +184,25 @@ def _applies(lanes: set[int] | None, side: int, ego_lane: int) -> bool:
     return side == 0 or (ego_lane > 0) == (side > 0)
 
 
+CARRY = 12.0  # m: how far past a road's end the ego's s on that road is extrapolated
+
+
+def _positions(ticks: Sequence[tuple[WorldState, ActorState]], side: str) -> list[dict[str, tuple[int, float, int]]]:
+    """Per tick {road: (lane, s, travel direction)}: the ego's lane, and, for CARRY m after it leaves a road, its s
+    extrapolated along that road, so a stop line at a road's very end is still crossed by the rear."""
+    out: list[dict[str, tuple[int, float, int]]] = []
+    carried: dict[str, tuple[int, float, int, float]] = {}
+    prev = None
+    for _, e in ticks:
+        step = math.hypot(e.x - prev.x, e.y - prev.y) if prev is not None else 0.0
+        cur = {r: (ln, s + d * step, d, tr + step) for r, (ln, s, d, tr) in carried.items() if tr + step <= CARRY}
+        if e.lane is not None:
+            cur[str(e.lane.road)] = (e.lane.lane, e.lane.s, travel_direction(e.lane.lane, side), 0.0)
+        carried, prev = cur, e
+        out.append({r: v[:3] for r, v in cur.items()})
+    return out
+
+
 def detect_red_lights(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> list[Violation]:
     """RunningRedLightTest: the ego's rear crosses the light's stop line on its lane while the signal is red.
 
@@ -192,18 +211,20 @@ def detect_red_lights(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict
     The light's state is WorldState.signals[signal_id] (the OpenDRIVE signal), else signals[id].
     """
     lights = (meta.get("scene") or {}).get("lights") or []
-    side = meta.get("driving_side", "right")
+    pos = _positions(ticks, meta.get("driving_side", "right"))
     out: list[Violation] = []
     last = None
-    for (_, e0), (st, e1) in zip(ticks, ticks[1:]):
-        if e0.lane is None or e1.lane is None or e0.lane.road != e1.lane.road:
-            continue
-        d = travel_direction(e1.lane.lane, side)
-        r0, r1 = e0.lane.s - d * e0.length / 2, e1.lane.s - d * e1.length / 2
+    for i in range(1, len(ticks)):
+        st, e1 = ticks[i]
+        length = e1.length
         for lt in lights:
             road, line, lanes, lside = _governed(lt, meta)
-            if road != str(e1.lane.road) or not _applies(lanes, lside, e1.lane.lane):
+            if road not in pos[i - 1] or road not in pos[i]:
                 continue
+            (_, s0, _), (lane, s1, d) = pos[i - 1][road], pos[i][road]
+            if not _applies(lanes, lside, lane):
+                continue
+            r0, r1 = s0 - d * length / 2, s1 - d * length / 2
             if not (d * (r0 - line) < 0 <= d * (r1 - line)):
                 continue
             lid = str(lt.get("id"))
@@ -226,21 +247,22 @@ def _is_stop_sign(sign: dict) -> bool:
 def detect_stops(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> list[Violation]:
     """RunningStopTest: passing a stop line without the speed dropping below 0.1 m/s while the front is within 4 m of it."""
     signs = [s for s in (meta.get("scene") or {}).get("signs") or [] if _is_stop_sign(s)]
-    side = meta.get("driving_side", "right")
+    pos = _positions(ticks, meta.get("driving_side", "right"))
     out: list[Violation] = []
     stopped = {i: False for i in range(len(signs))}
     closest = {i: math.inf for i in range(len(signs))}
     last = None
-    for (_, e0), (st, e1) in zip(ticks, ticks[1:]):
-        if e0.lane is None or e1.lane is None or e0.lane.road != e1.lane.road:
-            continue
-        d = travel_direction(e1.lane.lane, side)
+    for k in range(1, len(ticks)):
+        st, e1 = ticks[k]
+        half = e1.length / 2
         for i, sg in enumerate(signs):
             road, line, lanes, sside = _governed(sg, meta)
-            if road != str(e1.lane.road) or not _applies(lanes, sside, e1.lane.lane):
+            if road not in pos[k - 1] or road not in pos[k]:
                 continue
-            f0 = d * (line - e0.lane.s) - e0.length / 2
-            f1 = d * (line - e1.lane.s) - e1.length / 2
+            (_, s0, _), (lane, s1, d) = pos[k - 1][road], pos[k][road]
+            if not _applies(lanes, sside, lane):
+                continue
+            f0, f1 = d * (line - s0) - half, d * (line - s1) - half
             if f1 > STOP_PROXIMITY:
                 stopped[i], closest[i] = False, math.inf
                 continue

@@ -196,3 +196,17 @@ def test_outside_route_lanes_counts_off_road_and_wrong_way_only(lane, counted):
             tr.states[i] = type(st)(time=st.time, frame=st.frame, actors=(type(e)(**{**e.__dict__, "lane": new}),))
     r = lb.evaluate(tr, straight_meta(200))
     assert bool(r.infractions["outside_route_lanes"]) is counted
+
+
+def test_red_light_at_the_very_end_of_a_road_is_still_caught():
+    from roadtest.sim.api import LanePos
+
+    meta = straight_meta(100, lights=[{"id": "L", "signal_id": "7", "road": "1", "s": 50.0}])
+    tr = drive(ramp(0, 60), signals=lambda i: {"7": "red"})
+    for i, st in enumerate(tr.states):
+        e = st.ego
+        if e.x > 50.0:  # road 1 ends at the stop line; the ego's centre is on road 2 before its rear crosses
+            tr.states[i] = type(st)(time=st.time, frame=st.frame, signals=st.signals,
+                                    actors=(type(e)(**{**e.__dict__, "lane": LanePos("2", -1, e.x - 50.0, -1.75)}),))
+    (v,) = lb.evaluate(tr, meta).infractions["red_light"]
+    assert tr.states[int(round(v.start / 0.05))].ego.x == pytest.approx(52.5)  # first tick with rear past 50 m
