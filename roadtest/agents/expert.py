@@ -65,6 +65,9 @@ class ExpertAgent(AutonomousAgent):
         self.stopped_since: float | None = None
         self.offset = 0.0  # m, current lateral offset from the route (left positive)
         self.ev_mode: str | None = None  # "change" | "pullover" | "back" while making way for an emergency vehicle
+        self.yielding: set[str] = set()  # emergency vehicles being let past
+        self.ev_plan: tuple[float, str] | None = None  # (offset, mode) chosen when the yielding began
+        self.ev_passing_speed: float | None = None  # m/s of an emergency vehicle now passing the ego
         self.prev_speed: float | None = None
         self.bias = 0.0  # m/s^2, learnt difference between commanded and achieved acceleration
         self.prev_accel = 0.0
@@ -102,6 +105,8 @@ class ExpertAgent(AutonomousAgent):
         v_des = self._desired_speed(view, speed, half, limits)
         if self.ev_mode == "pullover":
             v_des = 0.0  # at the roadside until the emergency vehicle has passed
+        elif self.ev_passing_speed is not None:
+            v_des = min(v_des, 0.7 * self.ev_passing_speed)  # let it open a safe gap before moving back
         obstacles = self._obstacles(view, ego, ego_s, speed, half, timestamp, limits)
         accel = self._accel(speed, v_des, obstacles, limits)
         steer = self._steer(view, ego, ego_s, speed)
@@ -138,7 +143,7 @@ class ExpertAgent(AutonomousAgent):
         A free same-direction lane whose mark may be crossed is used (the driving side first); otherwise
         the expert pulls over within its own lane and stops.
         """
-        want, self.ev_mode = 0.0, None
+        want, self.ev_mode, self.ev_passing_speed = 0.0, None, None
         right_hand = view.get("driving_side", "right") == "right"
         lane = view.get("lane") or {}
         width = float(lane.get("width") or 3.5)
@@ -146,8 +151,22 @@ class ExpertAgent(AutonomousAgent):
         for a in view.get("actors") or []:
             if not a.get("siren") or a.get("route_s") is None:
                 continue
-            if not (-80.0 <= a["route_s"] <= 2.0 and abs(a["route_d"] - self.offset) < width * 0.75):
+            in_way = abs(a["route_d"]) < width * 0.75 or abs(a["route_d"] - self.offset) < width * 0.75
+            behind = -80.0 <= a["route_s"] <= 2.0
+            clear = float(a.get("length", 5.0)) / 2.0 + float(ego.get("length", 4.5)) / 2.0 + 3.0 + 1.6 * speed
+            passing = a["id"] in self.yielding and a["route_s"] < clear  # back only a safe time gap behind it
+            if passing and a["route_s"] > 0.0:
+                self.ev_passing_speed = float(a.get("speed", 0.0))
+            left = float(ego.get("route_length") or 1e9) - float(ego.get("route_s") or 0.0)
+            if passing and left < 3.5 * speed + 15.0:
+                passing = False  # the goal is near: back to the route lane now
+            if not (in_way and (behind or passing)):
+                self.yielding.discard(a["id"])
                 continue
+            self.yielding.add(a["id"])
+            if self.ev_plan is not None:  # keep the side chosen when the yielding began
+                want, self.ev_mode = self.ev_plan
+                break
             for side, sign in (("right", -1.0), ("left", 1.0)) if right_hand else (("left", 1.0), ("right", -1.0)):
                 nb = lane.get(side) or {}
                 same_dir = nb.get("lane") is not None and own is not None and (nb["lane"] > 0) == (own > 0)
@@ -157,7 +176,10 @@ class ExpertAgent(AutonomousAgent):
             else:
                 sign = -1.0 if right_hand else 1.0
                 want, self.ev_mode = sign * max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1), "pullover"
+            self.ev_plan = (want, self.ev_mode)
             break
+        if not self.yielding:
+            self.ev_plan = None
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
         rate = 1.2 * self.dt  # m per tick, a 3 s lane change
@@ -219,9 +241,10 @@ class ExpertAgent(AutonomousAgent):
             lat_v = float(a.get("vy", 0.0))
             future = [rd + lat_v * k for k in (0.0, 0.75, 1.5)] if abs(lat_v) > 0.2 else [rd]
             if any(abs(d - self.offset - 0.0) < corridor for d in future):
-                along = a.get("speed", 0.0) * math.cos(a.get("route_heading", a.get("h", 0.0)))
-                if abs(rd - self.offset) >= corridor:
-                    along = 0.0  # crossing into the path: treat as standing there
+                rel_h = a.get("route_heading", a.get("h", 0.0))
+                along = a.get("speed", 0.0) * math.cos(rel_h)
+                if abs(rd - self.offset) >= corridor and abs(math.cos(rel_h)) < 0.7:
+                    along = 0.0  # crossing the path: treat as standing there; a merging car keeps its speed
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
                                     s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
@@ -280,8 +303,10 @@ class ExpertAgent(AutonomousAgent):
                     a = min(a, -speed * speed / (2.0 * max(room, 0.05)))
                 else:
                     a = min(a, 2.0 * (v_allow - speed))
-            else:
+            elif o.speed < 0.5:  # a standing road user: IDM's gentle approach
                 a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
+            else:
+                a = min(a, _follow(speed, v_des, o, limits.headway))
         return max(a, -MAX_DECEL)
 
     # ------------------------------------------------------------- plan
@@ -305,6 +330,19 @@ class ExpertAgent(AutonomousAgent):
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
         return tuple((float(px), float(py)) for px, py in pts)
+
+
+def _follow(speed: float, v_des: float, lead: Obstacle, headway: float) -> float:
+    """Car following without IDM's over-reaction to a cut-in: match the lead's speed, restore the time gap
+    at 0.25 m/s per metre missing, and brake at least what avoids closing below s0 (constant-acceleration bound)."""
+    s_safe = lead.s0 + headway * lead.speed
+    v_target = min(max(lead.speed + 0.25 * (lead.gap - s_safe), 0.7 * lead.speed), v_des)
+    a = max(1.0 * (v_target - speed), -2.0)  # opening a gap is no emergency: the bound below is
+    if speed > lead.speed:
+        a = min(a, -(speed - lead.speed) ** 2 / (2.0 * max(lead.gap - 1.0, 0.1)))
+    if lead.gap < lead.s0:
+        a = -MAX_DECEL
+    return a
 
 
 def _curvature(route: RoutePath) -> np.ndarray:
