@@ -197,8 +197,8 @@ class EmbeddedSimulation(Simulation):
             c, s = math.cos(e.h), math.sin(e.h)
             cx = float(getattr(e, "bbox_cx", 0.0) or 0.0)
             lane = e.lane
-            if lane is not None and not isinstance(lane, LanePos):
-                lane = LanePos(str(lane.road), int(lane.lane), float(lane.s), float(lane.t))
+            if lane is not None and (cx or not isinstance(lane, LanePos)):
+                lane = self._centre_lanepos(lane, cx)
             if lane is None:
                 missing.append(len(actors))
             actors.append(make_actor(
@@ -240,6 +240,17 @@ class EmbeddedSimulation(Simulation):
                 events.append(Event("stop_trigger", ego.id if ego else "", data={"reason": getattr(self.engine, "end_reason", "")}))
         return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals={k: signal_colour(v) for k, v in self.engine.signals.items()},
                           environment=self.engine.environment, events=tuple(events))
+
+    def _centre_lanepos(self, lane, cx: float) -> LanePos:
+        """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along the lane."""
+        s = float(lane.s)
+        if cx and self.network is not None:
+            try:
+                d = self.network.lane_direction(str(lane.road), int(lane.lane))
+                s = min(max(s + d * cx, 0.0), self.network.road_length(str(lane.road)))
+            except Exception:  # noqa: BLE001 - a lane the map does not know: keep the engine's s
+                pass
+        return LanePos(str(lane.road), int(lane.lane), s, float(lane.t))
 
     def _reached(self, ego: ActorState) -> bool:
         """Within GOAL_RADIUS of the goal at any point of this tick's motion."""
