@@ -155,6 +155,7 @@ class Monitor(_Strict):
 
     formula: str
     signals: list[str]
+    active: str | None = None  # STL condition: where it holds, this rule is in play (it can excuse the rules it outranks)
     note: str = ""
 
 

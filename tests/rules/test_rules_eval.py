@@ -96,3 +96,26 @@ def test_light_state_is_read_by_its_opendrive_signal_id():
     assert verdict(tr, meta("red_light", **scene)) == "violated"
     tr = drive(const(8.0, 60), x0=20.2, signals=lambda i: {"2000": "green"})
     assert verdict(tr, meta("red_light", **scene)) == "satisfied"
+
+
+def test_a_silent_officer_excuses_nothing():
+    """The officer stands there but never signals: running the red light stays a violation."""
+    tr = drive(const(8.0, 60), x0=20.2, signals=lambda i: {"L1": "red"})
+    m = meta("red_light", **LIGHT_SCENE, actors=[{"id": "cop", "kind": "police_officer"}])
+    m["rules"] = [{"id": "red_light"}, {"id": "officer_signal"}]
+    assert {r.id: r.verdict for r in evaluate_rules(tr, m, CAT)} == {"red_light": "violated", "officer_signal": "satisfied"}
+
+
+def test_crossing_a_solid_line_for_an_ambulance_is_excused_only_while_it_is_behind():
+    from tests.rules.synth import invasion
+    from tests.rules.test_monitors import _ev
+
+    m = meta("no_overtaking_solid_line")
+    m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
+    tr = drive(const(10.0, 60), lanes=lambda i: -1 if i < 30 else -2, others=_ev,
+               events=lambda i: invasion(False) if i == 30 else ())
+    res = {r.id: r.verdict for r in evaluate_rules(tr, m, CAT)}
+    assert res == {"no_overtaking_solid_line": "excused", "yield_emergency_vehicle": "satisfied"}
+    no_ev = drive(const(10.0, 60), events=lambda i: invasion(False) if i == 30 else ())
+    res = {r.id: r.verdict for r in evaluate_rules(no_ev, m, CAT)}
+    assert res["no_overtaking_solid_line"] == "violated"

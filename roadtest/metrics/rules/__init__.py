@@ -104,6 +104,18 @@ def governing_rule(rule_ids: Sequence[str], catalogue: Mapping[str, Rule]) -> tu
     return governing, conflicts
 
 
+ACTIVE_LEAD = 3.0  # s: a governing rule in play this long before a violation still excuses it
+
+
+def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
+    """Whether the governing rule was in play around every violation of the rule it outranks."""
+    if not rule.monitor.active:
+        return True
+    series, _ = robustness(rule.monitor.active, {}, sig)
+    on = [t for t, r in zip(sig.time, series) if r > 0]
+    return all(any(ep.start - ACTIVE_LEAD <= t <= ep.start + ep.duration for t in on) for ep in lose.episodes)
+
+
 def _refs(meta: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for r in meta.get("rules") or []:
@@ -135,6 +147,6 @@ def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapp
         if chosen in (win_id, lose_id):
             win_id, lose_id = chosen, lose_id if chosen == win_id else win_id
         lose, win = results[lose_id], results[win_id]
-        if lose.verdict == "violated" and win.verdict == "satisfied":
+        if lose.verdict == "violated" and win.verdict == "satisfied" and _in_play(cat[win_id], lose, sig):
             results[lose_id] = RuleResult(**{**lose.__dict__, "verdict": "excused", "excused_by": win_id})
     return [results[rid] for rid in dict.fromkeys(rid for rid, _ in refs)]
