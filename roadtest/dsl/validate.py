@@ -3,9 +3,11 @@
 XSDs are the ones scenariogeneration ships: OpenSCENARIO 1.0, 1.1, 1.2 and 1.3.1 (picked by the
 FileHeader's revMinor) and OpenDRIVE 1.7 only (older OpenDRIVE revisions are checked against 1.7,
 so a 1.4 file may report 1.7-only requirements; each line names the XSD used).
-The ASAM OpenSCENARIO checker (asam-qc-openscenarioxml) runs its reference and data-type rules on
-every revision: its own definition settings start those rules at 1.2, but they hold for 1.0 too
-(entity references resolve, names are unique per level, phases have positive durations).
+The ASAM OpenSCENARIO checker (asam-qc-openscenarioxml) defines its reference and data-type rules
+from 1.2 on. Those whose meaning holds in every revision (entity, signal and controller references
+resolve, phases last > 0 s) run on 1.0/1.1 files too; the others (unique names per level,
+storyboard references, catalog parameters, expression operators) keep ASAM's 1.2 gate, except in
+strict mode, which roadtest's tests apply to the files it emits.
 """
 
 from __future__ import annotations
@@ -89,24 +91,29 @@ def check_xsd(path: Path, tree=None) -> list[Problem]:
     return problems
 
 
-def _asam_checkers():
+def _asam_checkers() -> list[tuple[object, bool]]:
+    """(checker, holds for every revision): reference rules whose meaning does not change with the
+    revision run on 1.0/1.1 files too; the rest keep the ASAM bundle's 1.2 gate unless strict."""
     from qc_openscenario.checks import data_type_checker as d
     from qc_openscenario.checks import parameters_checker as p
     from qc_openscenario.checks import reference_checker as r
 
-    return [r.uniquely_resolvable_entity_references, r.resolvable_signal_id_in_traffic_signal_state_action,
-            r.resolvable_traffic_signal_controller_by_traffic_signal_controller_ref,
-            r.valid_actor_reference_in_private_actions, r.resolvable_entity_references, r.resolvable_variable_reference,
-            r.resolvable_storyboard_element_reference, r.unique_element_names_on_same_level,
-            p.valid_parameter_declaration_in_catalogs, d.allowed_operators,
-            d.non_negative_transition_time_in_light_state_action, d.positive_duration_in_phase]
+    return [(r.uniquely_resolvable_entity_references, True), (r.resolvable_signal_id_in_traffic_signal_state_action, True),
+            (r.resolvable_traffic_signal_controller_by_traffic_signal_controller_ref, True),
+            (r.valid_actor_reference_in_private_actions, True), (r.resolvable_entity_references, True),
+            (r.resolvable_variable_reference, False), (r.resolvable_storyboard_element_reference, False),
+            (r.unique_element_names_on_same_level, False), (p.valid_parameter_declaration_in_catalogs, False),
+            (d.allowed_operators, False), (d.non_negative_transition_time_in_light_state_action, True),
+            (d.positive_duration_in_phase, True)]
 
 
-def check_asam(path: Path, tree=None, schema_ok: bool = True) -> list[Problem]:
+def check_asam(path: Path, tree=None, schema_ok: bool = True, strict: bool = False) -> list[Problem]:
     """Error-level issues of asam-qc-openscenarioxml's basic, reference and data-type checks on an .xosc.
 
     The reference checks need a schema-valid file: pass schema_ok=False (check_xsd found problems)
-    and they are skipped, as the checker bundle itself does.
+    and they are skipped, as the checker bundle itself does. strict=True applies every rule to every
+    revision (roadtest's own files are held to it); otherwise rules about names, storyboard
+    references, parameters and operators start at 1.2, as ASAM defines them.
     """
     from qc_baselib import Configuration, IssueSeverity, Result
     from qc_openscenario import constants
@@ -145,8 +152,8 @@ def check_asam(path: Path, tree=None, schema_ok: bool = True) -> list[Problem]:
                                     description="XSD validation done by roadtest.dsl.validate.check_xsd")
             result.set_checker_status(checker_bundle_name=constants.BUNDLE_NAME, checker_id=valid_schema.CHECKER_ID,
                                       status=StatusType.COMPLETED)
-        for c in _asam_checkers():
-            execute_checker(c, data, required_definition_setting=False)
+        for c, every_revision in _asam_checkers():
+            execute_checker(c, data, required_definition_setting=not (strict or every_revision))
     if tree is None:
         tree, _ = _parse(path)
     problems = []
@@ -184,7 +191,7 @@ def _check_yaml(path: Path) -> list[Problem]:
     return []
 
 
-def check_file(path: str | Path) -> list[Problem]:
+def check_file(path: str | Path, strict: bool = False) -> list[Problem]:
     """Every problem in one file: .yaml/.yml via the scenario loader, .xosc (XSD + ASAM checker), .xodr (XSD)."""
     p = Path(path)
     if not p.is_file():
@@ -199,7 +206,7 @@ def check_file(path: str | Path) -> list[Problem]:
         return problems
     problems = check_xsd(p, tree)
     if suffix == ".xosc" and tree.getroot().tag == "OpenSCENARIO":
-        problems += check_asam(p, tree, schema_ok=not problems)
+        problems += check_asam(p, tree, schema_ok=not problems, strict=strict)
     return problems
 
 

@@ -120,7 +120,7 @@ def test_xosc_storyboard_follows_scenario_runner_subset(bundle):
 
 
 def test_emitted_files_pass_xsd_and_asam_checker(bundle):
-    assert check_file(bundle / "scenario.xosc") == []
+    assert check_file(bundle / "scenario.xosc", strict=True) == []
     assert check_file(bundle / "road.xodr") == []
 
 
@@ -164,7 +164,7 @@ def test_left_hand_route_and_lanes(tmp_path):
     assert max(math.dist(a, b) for a, b in zip(pts, pts[1:])) <= 2.0 + 1e-9
     # the exit arm runs east (+x) from the junction: the route ends to the right of where it started
     assert pts[-1][0] > pts[0][0] + 10
-    assert check_file(out / "scenario.xosc") == [] and check_file(out / "road.xodr") == []
+    assert check_file(out / "scenario.xosc", strict=True) == [] and check_file(out / "road.xodr") == []
 
 
 def test_write_is_atomic_and_replaces_only_on_success(tmp_path, monkeypatch):
@@ -236,7 +236,7 @@ def _every_behaviour(kind: str, country: str) -> dict:
 @pytest.mark.parametrize("kind", ["straight", "curve", "intersection", "t_junction", "roundabout", "highway_merge"])
 def test_every_actor_and_behaviour_validates(kind, country, tmp_path):
     out = write_bundle(variant(_every_behaviour(kind, country), "all"), tmp_path)
-    assert [str(p) for p in check_file(out / "scenario.xosc")] == []
+    assert [str(p) for p in check_file(out / "scenario.xosc", strict=True)] == []
     assert [str(p) for p in check_file(out / "road.xodr")] == []
     root = etree.parse(str(out / "scenario.xosc")).getroot()
     assert len(root.findall("Entities/ScenarioObject")) == 13

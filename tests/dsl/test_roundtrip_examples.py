@@ -22,7 +22,7 @@ def test_example_bundles_validate_and_round_trip(path, tmp_path):
     for v in load_variants(path):
         out = write_bundle(v, tmp_path)
         for name in ("scenario.xosc", "road.xodr"):
-            assert [str(p) for p in check_file(out / name)] == []
+            assert [str(p) for p in check_file(out / name, strict=True)] == []
         sc = v.scenario
         xosc = etree.parse(str(out / "scenario.xosc")).getroot()
         xodr = etree.parse(str(out / "road.xodr")).getroot()
