@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BIG3 = ["CN", "DE", "US"]
 WITH_JP = ["CN", "DE", "US", "JP"]
 
+# the slow truck ahead needs time to follow: a longer road and time limit
+_EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
     "L1": [
@@ -46,8 +48,8 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
          {"environment": {"weather": "rain_light", "time": "23:00"}}),
     ],
     "L5": [
-        (["yield_emergency_vehicle", "no_overtaking_solid_line"], WITH_JP, {}, {"road": {"length": 420}}),
-        (["yield_emergency_vehicle", "no_lane_change_tunnel"], BIG3, {}, {"road": {"length": 420}}),
+        (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
+        (["yield_emergency_vehicle", "no_lane_change_tunnel", "safe_distance"], BIG3, {}, _EV),
         (["red_light", "officer_signal"], BIG3, {}, {}),
     ],
 }

@@ -211,7 +211,7 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
     if need == "pedestrian_crossing":
         s = road["crosswalks"][0]["s"]
         return [{"id": "ped", "kind": "pedestrian", "place": {"side": "right", "s": s},
-                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "left", "trigger": {"ego_distance": 45}}]}]
+                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "left", "trigger": {"ego_distance": 20}}]}]
     if need == "emergency_vehicle":
         return [{"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35},
                  "speed": 60, "behaviours": [{"action": "keep_speed"}]}]
