@@ -62,3 +62,24 @@ def scenario(body: str, *, entities: tuple[str, ...] = ("Ego",), init: str = "",
   </Storyboard>
 </OpenSCENARIO>
 """
+
+
+def straight_road(length: float = 500.0, width: float = 3.5) -> str:
+    """An OpenDRIVE road along +x: lanes 2, 1 (left, against s) and -1, -2 (right, with s), all `width` wide."""
+    def lane(i: int) -> str:
+        return (f'<lane id="{i}" type="driving" level="false"><link/><width sOffset="0" a="{width}" b="0" c="0" d="0"/>'
+                f'<roadMark sOffset="0" type="broken" weight="standard" color="standard" width="0.12"/></lane>')
+    return f"""<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4" name="t" version="1.0"/>
+<road name="r" length="{length}" id="1" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="{length}"><line/></geometry></planView>
+<lanes><laneSection s="0"><left>{lane(2)}{lane(1)}</left>
+<center><lane id="0" type="none" level="false"><roadMark sOffset="0" type="solid" weight="standard" color="standard" width="0.12"/></lane></center>
+<right>{lane(-1)}{lane(-2)}</right></laneSection></lanes></road></OpenDRIVE>
+"""
+
+
+def lane_teleport(name: str, lane: int, s: float, speed: float | None = None, offset: float = 0.0) -> str:
+    sp = "" if speed is None else speed_action(speed)
+    return f"""<Private entityRef="{name}"><PrivateAction><TeleportAction><Position>
+      <LanePosition roadId="1" laneId="{lane}" s="{s}" offset="{offset}"/></Position></TeleportAction></PrivateAction>{sp}</Private>"""

@@ -1,0 +1,188 @@
+"""Actions and default-controller motion on a small straight road, plus global actions without one."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roadtest.sim.api import Event
+from roadtest.sim.xosc.engine import ScenarioEngine
+from roadtest.sim.xosc.storyboard import COMPLETE
+
+from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, teleport, trigger
+
+TICK = 0.05
+
+
+def engine(tmp_path, text, road=True):
+    if road:
+        (tmp_path / "road.xodr").write_text(straight_road())
+        text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    p = tmp_path / "s.xosc"
+    p.write_text(text)
+    eng = ScenarioEngine(p, seed=0, tick=TICK)
+    eng.init()
+    return eng
+
+
+def steps(eng, n, start=0, **kw):
+    for k in range(start, start + n):
+        eng.step(round(k * TICK, 9), **kw)
+    return start + n
+
+
+def el(eng, name):
+    return next(e for e in eng.elements if e.name == name)
+
+
+def lane_change(target: str, shape: str = "sinusoidal", dim: str = "time", value: float = 2.0, offset: float = 0.0) -> str:
+    return f"""<PrivateAction><LateralAction><LaneChangeAction targetLaneOffset="{offset}">
+      <LaneChangeActionDynamics dynamicsShape="{shape}" dynamicsDimension="{dim}" value="{value}"/>
+      <LaneChangeTarget>{target}</LaneChangeTarget></LaneChangeAction></LateralAction></PrivateAction>"""
+
+
+def test_lane_following_and_teleport_to_lane_positions(tmp_path):
+    eng = engine(tmp_path, scenario("", entities=("Ego", "Oncoming"),
+                                    init=lane_teleport("Ego", -1, 20, 10) + lane_teleport("Oncoming", 1, 300, 5)))
+    e, o = eng.entities["Ego"], eng.entities["Oncoming"]
+    assert (e.x, e.y, e.h) == (pytest.approx(20), pytest.approx(-1.75), pytest.approx(0))
+    assert (o.y, abs(o.h)) == (pytest.approx(1.75), pytest.approx(math.pi))  # left lane runs against s
+    steps(eng, 40)
+    assert e.x == pytest.approx(40.0) and e.lane.lane == -1 and e.lane.s == pytest.approx(40.0)
+    assert o.x == pytest.approx(290.0) and o.lane.lane == 1
+    assert e.lane.t == pytest.approx(-1.75)
+
+
+@pytest.mark.parametrize("shape", ["sinusoidal", "cubic", "linear"])
+def test_lane_change_by_time_reaches_the_target_lane_on_time(tmp_path, shape):
+    body = event("lc", lane_change('<RelativeTargetLane entityRef="Ego" value="1"/>', shape, "time", 2.0),
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 20, 10)))
+    e = eng.entities["Ego"]
+    k = steps(eng, 20)
+    assert e.y == pytest.approx(-5.25 + 1.75, abs=1e-6)  # half way at half time (all shapes are symmetric)
+    assert e.h > 0  # turning left
+    steps(eng, 20, k)
+    assert e.y == pytest.approx(-1.75) and e.lane.lane == -1
+    assert el(eng, "lc").state == COMPLETE
+    assert e.x < 20 + 40 * TICK * 10  # the lateral part of each step is taken from the longitudinal progress
+
+
+def test_lane_change_by_distance_and_rate_and_offset(tmp_path):
+    body = event("lc", lane_change('<AbsoluteTargetLane value="-1"/>', "linear", "distance", 50.0, offset=0.5),
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 0, 10)))
+    steps(eng, 50)  # 25 m of 50
+    assert eng.entities["Ego"].y == pytest.approx(-5.25 + (3.5 + 0.5) / 2, abs=1e-6)
+    steps(eng, 60, 50)
+    assert eng.entities["Ego"].y == pytest.approx(-1.75 + 0.5)
+    body = event("lc", lane_change('<AbsoluteTargetLane value="-1"/>', "linear", "rate", 1.0),
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 0, 10)))
+    steps(eng, 69)
+    assert el(eng, "lc").state != COMPLETE  # 3.5 m at 1 m/s takes 3.5 s
+    steps(eng, 2, 69)
+    assert el(eng, "lc").state == COMPLETE
+
+
+def test_lane_offset_and_relative_speed(tmp_path):
+    offset = """<PrivateAction><LateralAction><LaneOffsetAction continuous="false">
+      <LaneOffsetActionDynamics dynamicsShape="sinusoidal" maxLateralAcc="1.0"/>
+      <LaneOffsetTarget><AbsoluteTargetLaneOffset value="1.0"/></LaneOffsetTarget></LaneOffsetAction></LateralAction></PrivateAction>"""
+    follow = """<PrivateAction><LongitudinalAction><SpeedAction>
+      <SpeedActionDynamics dynamicsShape="step" dynamicsDimension="time" value="0"/>
+      <SpeedActionTarget><RelativeTargetSpeed entityRef="Lead" value="0.5" speedTargetValueType="factor" continuous="true"/>
+      </SpeedActionTarget></SpeedAction></LongitudinalAction></PrivateAction>"""
+    body = (event("off", offset, trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+            + event("half", follow, trigger("StartTrigger", sim_time(0, "greaterOrEqual"))))
+    eng = engine(tmp_path, scenario(body, entities=("Ego", "Lead"),
+                                    init=lane_teleport("Ego", -1, 0, 10) + lane_teleport("Lead", -2, 50, 20)))
+    # a sinusoid peaking at 1 m/s^2 over 1 m lasts pi * sqrt(1 / 2) s
+    duration = math.pi * math.sqrt(0.5)
+    k = steps(eng, int(duration / TICK) + 2)
+    assert eng.entities["Ego"].y == pytest.approx(-1.75 + 1.0)
+    assert el(eng, "off").state == COMPLETE
+    assert eng.entities["Ego"].speed == 10.0 and el(eng, "half").state != COMPLETE  # continuous: keeps tracking
+    steps(eng, 1, k)
+
+
+def test_follow_trajectory_polyline_with_timing(tmp_path):
+    traj = """<PrivateAction><RoutingAction><FollowTrajectoryAction><TrajectoryRef><Trajectory name="t" closed="false">
+      <Shape><Polyline>
+        <Vertex time="0"><Position><WorldPosition x="0" y="0"/></Position></Vertex>
+        <Vertex time="2"><Position><WorldPosition x="10" y="0"/></Position></Vertex>
+        <Vertex time="4"><Position><WorldPosition x="10" y="10"/></Position></Vertex>
+      </Polyline></Shape></Trajectory></TrajectoryRef>
+      <TimeReference><Timing domainAbsoluteRelative="relative" scale="1" offset="0"/></TimeReference>
+      <TrajectoryFollowingMode followingMode="position"/></FollowTrajectoryAction></RoutingAction></PrivateAction>"""
+    body = event("go", traj, trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, 0, speed=0)), road=False)
+    e = eng.entities["Ego"]
+    k = steps(eng, 20)  # positions follow the vertex times: 1 s in, half way to the second vertex
+    assert (e.x, e.y) == (pytest.approx(5.0), pytest.approx(0.0))
+    assert e.speed == pytest.approx(5.0)
+    k = steps(eng, 30, k)
+    assert (e.x, e.y, e.h) == (pytest.approx(10.0), pytest.approx(2.5), pytest.approx(math.pi / 2))
+    steps(eng, 35, k)
+    assert el(eng, "go").state == COMPLETE and e.y == pytest.approx(10.0)
+
+
+def test_global_actions_parameters_signals_entities(tmp_path):
+    set_p = '<GlobalAction><ParameterAction parameterRef="n"><SetAction value="7"/></ParameterAction></GlobalAction>'
+    mod_p = ('<GlobalAction><ParameterAction parameterRef="n"><ModifyAction><Rule><AddValue value="3"/></Rule>'
+             '</ModifyAction></ParameterAction></GlobalAction>')
+    sig = ('<GlobalAction><InfrastructureAction><TrafficSignalAction><TrafficSignalStateAction name="s1" state="green"/>'
+           '</TrafficSignalAction></InfrastructureAction></GlobalAction>')
+    delete = '<GlobalAction><EntityAction entityRef="Other"><DeleteEntityAction/></EntityAction></GlobalAction>'
+    pcond = """<Condition name="p" delay="0" conditionEdge="none"><ByValueCondition>
+      <ParameterCondition parameterRef="n" value="7" rule="equalTo"/></ByValueCondition></Condition>"""
+    body = (event("set", set_p, trigger("StartTrigger", sim_time(0.5)))
+            + event("mod", mod_p, trigger("StartTrigger", pcond))
+            + event("sig", sig, trigger("StartTrigger", sim_time(1)))
+            + event("del", delete, trigger("StartTrigger", sim_time(1))))
+    params = '<ParameterDeclaration name="n" parameterType="double" value="1"/>'
+    eng = engine(tmp_path, scenario(body, entities=("Ego", "Other"), params=params,
+                                    init=teleport("Ego", 0, speed=1) + teleport("Other", 10, speed=1)), road=False)
+    steps(eng, 11)
+    assert eng.params["n"] == 1
+    steps(eng, 1, 11)
+    # set at the 0.55 s tick; events are evaluated in storyboard order, so the ParameterCondition of the
+    # next event already sees 7 in the same tick (as esmini) and adds 3
+    assert eng.params["n"] == 10.0
+    steps(eng, 13, 12)
+    assert eng.signals["s1"] == "green"
+    assert not eng.entities["Other"].active
+    x = eng.entities["Other"].x
+    steps(eng, 5, 25)
+    assert el(eng, "mod").state == COMPLETE
+    assert eng.entities["Other"].x == x  # a deleted entity no longer moves
+
+
+def test_collision_condition_reads_simulator_events(tmp_path):
+    cond = """<Condition name="c" delay="0" conditionEdge="rising"><ByEntityCondition>
+      <TriggeringEntities triggeringEntitiesRule="any"><EntityRef entityRef="Ego"/></TriggeringEntities>
+      <EntityCondition><CollisionCondition><EntityRef entityRef="Other"/></CollisionCondition></EntityCondition>
+      </ByEntityCondition></Condition>"""
+    body = event("hit", speed_action(0), trigger("StartTrigger", cond))
+    eng = engine(tmp_path, scenario(body, entities=("Ego", "Other"),
+                                    init=teleport("Ego", 0, speed=5) + teleport("Other", 100, 0)), road=False)
+    steps(eng, 3)
+    assert eng.entities["Ego"].speed == 5
+    eng.step(3 * TICK, events=[Event("collision", "Other", "Ego", {"relative_speed": 5.0})])
+    assert eng.entities["Ego"].speed == 0
+
+
+def test_external_controller_holds_entity_unless_caller_drives_it(tmp_path):
+    ctrl = """<ObjectController><Controller name="ext"><Properties>
+      <Property name="esminiController" value="ExternalController"/></Properties></Controller></ObjectController>"""
+    activate = '<Private entityRef="Ego"><PrivateAction><ActivateControllerAction longitudinal="true" lateral="true"/></PrivateAction></Private>'
+    text = scenario("", init=teleport("Ego", 0, speed=10) + activate)
+    text = text.replace("</Vehicle></ScenarioObject>", "</Vehicle>" + ctrl + "</ScenarioObject>", 1)
+    eng = engine(tmp_path, text, road=False)
+    assert eng.controlled_externally("Ego") and eng.controller_of("Ego") == "ExternalController"
+    steps(eng, 10)
+    assert eng.entities["Ego"].x == 0 and eng.entities["Ego"].speed == 0
+    eng.entities["Ego"].x = 3.0  # the caller (an agent's vehicle model) moves it
+    steps(eng, 10, 10, external={"Ego"})
+    assert eng.entities["Ego"].x == 3.0
