@@ -114,7 +114,8 @@ def _start_trigger(name: str, actor_id: str, trig, layout: Layout):
         cond = xosc.RelativeDistanceCondition(trig.ego_distance, xosc.Rule.lessThan,
                                               xosc.RelativeDistanceType.cartesianDistance, actor_id, freespace=False)
     elif trig.ttc is not None:
-        cond = xosc.TimeToCollisionCondition(trig.ttc, xosc.Rule.lessThan, freespace=False, entity=actor_id)
+        cond = xosc.TimeToCollisionCondition(trig.ttc, xosc.Rule.lessThan, alongroute=False, freespace=False,
+                                             entity=actor_id)
     else:
         p = trig.distance_to_position
         rid, s = layout.main_to_road(p.s)
@@ -122,7 +123,8 @@ def _start_trigger(name: str, actor_id: str, trig, layout: Layout):
         piece = layout.pieces[rid]
         t = piece.lane_center_t(lane, s) if lane is not None else 0.0
         x, y, h = piece.ref.point(s, t)
-        cond = xosc.DistanceCondition(p.distance, xosc.Rule.lessThan, xosc.WorldPosition(x, y, 0.0, h), freespace=False)
+        cond = xosc.DistanceCondition(p.distance, xosc.Rule.lessThan, xosc.WorldPosition(x, y, 0.0, h),
+                                      alongroute=False, freespace=False)  # straight-line distance
     return xosc.EntityTrigger(name, 0, xosc.ConditionEdge.none, cond, EGO)
 
 
