@@ -41,7 +41,7 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["speed_limit", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
     ],
     "L4": [
-        (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense"]}, {}),
+        (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense", "fog_light"]}, {}),
         (["speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.time": ["night", "dawn"]},
          {"environment": {"weather": "rain_heavy", "time": "23:00"}}),
         (["school_zone_speed", "yield_pedestrian_crosswalk", "speed_limit"], BIG3, {},
