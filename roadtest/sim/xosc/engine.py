@@ -68,6 +68,7 @@ class ScenarioEngine:
                 actors = self._actors(ev.parent.parent)
                 el.runtime_proto = el.xml  # built again at each start (events may run more than once)
                 make_action(el.xml, actors, self)  # load-time check: unsupported elements are refused now
+        self._check_references(sb)
         self._track_offroad = any(True for _ in sb.iter("OffroadCondition"))
         st = sb.find("StopTrigger")
         self.stop_trigger = C.build_trigger(st, self) if st is not None and len(st) else None
@@ -112,6 +113,21 @@ class ScenarioEngine:
         from roadtest.sim.road import load_map
 
         return load_map(lf)
+
+    def _check_references(self, sb: Any) -> None:
+        """Every entityRef and storyboardElementRef names something that exists (a typo is a located error)."""
+        for x in sb.iter():
+            if not isinstance(x.tag, str):
+                continue
+            for attr in ("entityRef", "masterEntityRef"):
+                n = x.get(attr)
+                if n is not None and n not in self.entities:
+                    raise self.error(x, f"{x.tag}.{attr}", f"unknown entity {n!r} (known: {', '.join(self.entities)})")
+            ref = x.get("storyboardElementRef")
+            if ref is not None and self.element(ref, x.get("storyboardElementType")) is None:
+                names = sorted({e.name for e in self.elements})
+                raise self.error(x, f"{x.tag}.storyboardElementRef",
+                                 f"no storyboard element named {ref!r} (known: {', '.join(names[:30])})")
 
     def _actors(self, group: Element) -> list[str]:
         out = []

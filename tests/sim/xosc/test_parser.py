@@ -135,3 +135,17 @@ def test_expand_distribution(tmp_path):
     assert expand_distribution(tmp_path / "target.xosc") == [(tmp_path / "target.xosc", {})]
     with pytest.raises(ScenarioError, match="expand_distribution"):
         load_scenario(p)
+
+
+def test_unknown_references_are_located_errors(tmp_path):
+    sbe = """<Condition name="c" delay="0" conditionEdge="none"><ByValueCondition>
+      <StoryboardElementStateCondition storyboardElementType="event" storyboardElementRef="Nope" state="endTransition"/>
+      </ByValueCondition></Condition>"""
+    p = write(tmp_path, scenario(event("go", speed_action(1), trigger("StartTrigger", sbe))))
+    with pytest.raises(ScenarioError, match="no storyboard element named 'Nope'.*go") as ei:
+        ScenarioEngine(p, seed=0, tick=0.05)
+    assert ei.value.problems[0].line > 0
+    p = write(tmp_path, scenario(event("go", speed_action(1), trigger("StartTrigger", sim_time(0))), actors=("Egoo",)),
+              "s2.xosc")
+    with pytest.raises(ScenarioError, match="unknown entity 'Egoo'"):
+        ScenarioEngine(p, seed=0, tick=0.05)
