@@ -282,7 +282,11 @@ def detect_stops(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> 
 
 def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: Sequence[float],
                      checkpoints: int = 4) -> tuple[list[Violation], list[float]]:
-    """MinimumSpeedRouteTest: ego speed over mean background speed per route piece; an event below 100 %."""
+    """MinimumSpeedRouteTest: ego speed over mean background speed per route piece; an event below 100 %.
+
+    Departure: only background vehicles heading the ego's way (within 90 degrees) are its traffic; oncoming
+    traffic says nothing about how fast the ego could go behind a truck it must not overtake.
+    """
     events: list[Violation] = []
     values: list[float] = []
     ego_sum = bg_sum = 0.0
@@ -303,7 +307,7 @@ def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: S
         have = False
 
     for (st, ego), p in zip(ticks, progress):
-        bg = [abs(a.speed) for a in st.actors if a.role == "background"]
+        bg = [abs(a.speed) for a in st.actors if a.role == "background" and math.cos(a.h - ego.h) > 0]
         if bg:
             ego_sum += abs(ego.speed)
             bg_sum += sum(bg) / len(bg)

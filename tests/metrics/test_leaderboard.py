@@ -155,6 +155,8 @@ def test_min_speed_checkpoint_factor():
     assert r.score_penalty == pytest.approx((0.7 + 0.3 * 0.5) ** 4, abs=1e-6)
     b2d = lb.evaluate(drive(xs, extra=bg), meta, min_speed_penalty=False)
     assert b2d.score_penalty == 1.0
+    oncoming = {i: [actor("b", 0.0, 20.0, role="background", speed=20.0, h=math.pi)] for i in range(len(xs))}
+    assert lb.evaluate(drive(xs, [10.0] * len(xs), extra=oncoming), meta).infractions["min_speed_infractions"] == ()
 
 
 def test_outside_route_lanes_factor_is_share_of_travelled_route():
