@@ -118,3 +118,17 @@ def test_idle_stays():
     net = FakeStraightNetwork()
     states = run_world(load_agent("idle"), straight_meta(), net, (10.0, LANE_Y, 0.0, 3.0), seconds=5.0)
     assert states[-1].ego.speed == 0.0 and states[-1].ego.x < 12.0
+
+
+def test_expert_moves_over_for_emergency_vehicle_and_comes_back():
+    net = FakeStraightNetwork(length=700.0, lanes_right=2)
+    meta = straight_meta(length=700.0, speed_limit=12.0)
+    ev = ActorState(id="amb", role="scenario", kind="emergency", x=-20.0, y=LANE_Y, z=0, h=0.0, speed=22.0, vx=22.0,
+                    length=6.0, width=2.2, siren=True)
+    states = run_world(load_agent("expert"), meta, net, (30.0, LANE_Y, 0.0, 12.0), others=[Other(ev)], seconds=30.0)
+    for s in states:
+        e, a = s.ego, s.actor("amb")
+        assert abs(e.x - a.x) > (e.length + a.length) / 2 or abs(e.y - a.y) > (e.width + a.width) / 2  # never touch
+    passing = [s.ego.y for s in states if abs(s.actor("amb").x - s.ego.x) < 5.0]
+    assert passing and max(passing) < -W + 0.2  # in the next lane while it passes
+    assert abs(states[-1].ego.y - LANE_Y) < 0.2 and states[-1].ego.speed > 10.0  # back on the route lane, at speed
