@@ -212,3 +212,23 @@ def test_red_light_at_the_very_end_of_a_road_is_still_caught():
                                     actors=(type(e)(**{**e.__dict__, "lane": LanePos("2", -1, e.x - 50.0, -1.75)}),))
     (v,) = lb.evaluate(tr, meta).infractions["red_light"]
     assert tr.states[int(round(v.start / 0.05))].ego.x == pytest.approx(52.5)  # first tick with rear past 50 m
+
+
+@pytest.mark.parametrize("ev_end_x,infraction", [(30.0, True), (45.0, False)])
+def test_yield_to_emergency_vehicle(ev_end_x, infraction):
+    xs = ramp(0, 40, 0.25)  # ego at 40 m at the end
+    n = len(xs)
+    ev = {i: [actor("amb", x0, 0.0, kind="emergency", speed=12.0, siren=True)]
+          for i, x0 in enumerate([-20.0 + (ev_end_x + 20.0) * i / (n - 1) for i in range(n)])}
+    r = lb.evaluate(drive(xs, extra=ev), straight_meta(100))
+    assert bool(r.infractions["yield_emergency_vehicle_infractions"]) is infraction
+    if infraction:
+        assert r.score_penalty == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("seconds,timed_out", [(305, False), (310, True)])
+def test_route_timeout_grows_with_progress(seconds, timed_out):
+    # 300 s plus 1/(0.1 * 13.9 m/s) s per metre passed: ~10 m passed -> about 307 s
+    xs = [min(10.5, 0.5 * i) for i in range(seconds + 1)]
+    r = lb.evaluate(drive(xs, [0.5] * len(xs), tick=1.0), straight_meta(100))
+    assert bool(r.infractions["route_timeout"]) is timed_out
