@@ -231,8 +231,8 @@ class ExpertAgent(AutonomousAgent):
         ego_w = float(ego.get("width", 1.8))
         for a in view.get("actors") or []:
             rs, rd = a.get("route_s"), a.get("route_d")
-            if rs is None:
-                continue
+            if rs is None:  # no route (a foreign .xosc): the ego frame stands in for the route frame
+                rs, rd = a.get("x", 0.0), a.get("y", 0.0)
             ahead = rs - a.get("length", 4.5) / 2.0 - half
             if rs <= 0.0 or ahead > 100.0:
                 continue

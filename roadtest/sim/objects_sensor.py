@@ -385,8 +385,29 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
             continue
         view["zones"].append({"kind": zn.get("kind"), "distance_start": a, "distance_end": b,
                               "speed_limit": zn.get("speed_limit"), "inside": a <= 0.0 <= b})
+    if not scene and network is not None and match is not None:
+        _map_signals(view, state, network, match)
     _limits(view, scene)
     return view
+
+
+def _map_signals(view: dict[str, Any], state: WorldState, network: Any, match: Any) -> None:
+    """Lights, stop signs and speed-limit signs from the map's own signals (a foreign .xosc has no meta.scene)."""
+    try:
+        found = network.signals_for(match.road, match.lane, match.s, FEATURE_RANGE)
+    except Exception:  # noqa: BLE001 - a map without signal queries gives none
+        return
+    for sig, dist in found:
+        kind = f"{sig.type}".lower()
+        if sig.dynamic or kind in ("1000001", "1000002", "traffic_light"):
+            view["lights"].append({"id": sig.id, "state": state.signals.get(sig.id, "unknown"), "distance": dist,
+                                   "stop_distance": dist, "road": sig.road, "s": sig.s})
+        elif kind in ("206", "stop"):
+            view["stop_lines"].append({"road": sig.road, "s": sig.s, "distance": dist, "lanes": None, "stop_sign": True})
+        elif kind in ("274", "speed_limit") and sig.value is not None:
+            limit = sign_speed_limit({"kind": "speed_limit", "value": sig.value, "unit": sig.unit or "km/h"})
+            view["signs"].append({"id": sig.id, "kind": "speed_limit", "value": sig.value, "unit": sig.unit,
+                                  "distance": dist, "speed_limit": limit})
 
 
 def _limits(view: dict[str, Any], scene: Mapping[str, Any]) -> None:

@@ -132,3 +132,17 @@ def test_expert_moves_over_for_emergency_vehicle_and_comes_back():
     passing = [s.ego.y for s in states if abs(s.actor("amb").x - s.ego.x) < 5.0]
     assert passing and max(passing) < -W + 0.2  # in the next lane while it passes
     assert abs(states[-1].ego.y - LANE_Y) < 0.2 and states[-1].ego.speed > 10.0  # back on the route lane, at speed
+
+
+def test_expert_without_route_follows_its_lane_and_stops_behind_a_standing_car():
+    net = FakeStraightNetwork()
+    meta = straight_meta(speed_limit=10.0)
+    meta_no_route = {"scene": {"speed_limit": 10.0}}
+    car = ActorState(id="parked", role="scenario", kind="car", x=90.0, y=LANE_Y, z=0, h=0.0, speed=0.0)
+    agent = load_agent("expert")
+    agent.sensors = lambda: [s for s in type(agent).sensors(agent) if s["type"] != "roadtest.route"]
+    states = run_world(agent, {**meta_no_route, "route": meta["route"] | {"waypoints": []}}, net, (10.0, LANE_Y + 0.6, 0.0, 8.0),
+                       others=[Other(car)], seconds=20.0)
+    end = states[-1].ego
+    assert end.speed < 0.1 and 90.0 - 2.25 - (end.x + 2.25) > 2.0
+    assert abs(end.y - LANE_Y) < 0.2

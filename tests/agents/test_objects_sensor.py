@@ -71,3 +71,18 @@ def test_without_map_or_meta_still_reports_actors_and_environment():
     view = objects_view(_state(others=(ped,), env=Environment(fog_visual_range=40.0)), None, {}, "hero")
     assert view["actors"][0]["x"] == pytest.approx(5.0) and view["actors"][0]["route_s"] is None
     assert view["environment"]["fog_visual_range"] == 40.0 and view["lane"] is None and view["speed_limit"] is None
+
+
+def test_foreign_xosc_uses_the_maps_signals():
+    from roadtest.sim.road.api import Signal
+
+    class SignalledRoad(FakeStraightNetwork):
+        def signals_for(self, road, lane, s, ahead=100.0):
+            light = Signal("7", "1", 90.0, -4.0, "DE", "1000001", "", None, None, "+", True, "L", ())
+            limit = Signal("8", "1", 70.0, -4.0, "DE", "274", "", 30.0, "km/h", "+", False, "V", ())
+            return [(sig, sig.s - s) for sig in (limit, light) if 0.0 <= sig.s - s <= ahead]
+
+    view = objects_view(_state(signals={"7": "red"}), SignalledRoad(), {}, "hero")
+    assert view["lights"] == [{"id": "7", "state": "red", "distance": 40.0, "stop_distance": 40.0, "road": "1", "s": 90.0}]
+    assert view["signs"][0]["speed_limit"] == pytest.approx(30 / 3.6)
+    assert view["speed_limits_ahead"] == [[20.0, pytest.approx(30 / 3.6)]]
