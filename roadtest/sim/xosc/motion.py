@@ -275,7 +275,7 @@ class LaneCache:
                 sign = net.lane_direction(road, lane)
                 h = np.unwrap(p[:, 3])
                 # reference-line curvature per segment, from the lane heading's change along s
-                kappa = np.diff(h) / np.diff(s) * sign
+                kappa = np.diff(h) / np.diff(s)  # lane headings are sampled along increasing s on either side
                 self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
