@@ -22,6 +22,8 @@ CASES = {
     "pedestrian_traj_synch.xosc": 1.0,
     "lane-change_clothoid_based_trajectory.xosc": 1.5,
     "highway_merge.xosc": 4.0,
+    "cut-in_cr.xosc": 0.5,  # curved road: lane-centre distance and lateral offsets
+    "lane_change.xosc": 1.0,  # off-road durations, lane offsets beyond the road
 }
 SKIP_ENTITIES: dict[str, set[str]] = {}
 
