@@ -51,15 +51,17 @@ def lookahead_point(path: Sequence[Sequence[float]], distance: float) -> tuple[f
     return best
 
 
-def accel_to_control(accel: float, speed: float, steer: float = 0.0, params: VehicleParams = VehicleParams()) -> Control:
-    """Pedals for a wanted longitudinal acceleration; holds the car with full brake once stopped."""
+def accel_to_control(accel: float, speed: float, steer: float = 0.0, params: VehicleParams = VehicleParams(),
+                     rolling: float = 0.0) -> Control:
+    """Pedals for a wanted longitudinal acceleration, making up for `rolling` (m/s^2, coasting deceleration);
+    holds the car with full brake once stopped."""
     if accel <= 0.0 and speed < 0.05:
         return Control(throttle=0.0, steer=steer, brake=1.0)
-    if accel >= 0.0:
-        return Control(throttle=float(_clip(accel / params.max_accel, 0.0, 1.0)), steer=steer, brake=0.0)
-    if accel > -0.15:  # coast: rolling resistance does the rest
+    if accel >= -rolling and (accel > 0.0 or rolling > 0.0):
+        return Control(throttle=float(_clip((accel + rolling) / params.max_accel, 0.0, 1.0)), steer=steer, brake=0.0)
+    if accel > -0.15 and rolling == 0.0:  # coast: rolling resistance does the rest
         return Control(throttle=0.0, steer=steer, brake=0.0)
-    return Control(throttle=0.0, steer=steer, brake=float(_clip(-accel / params.max_decel, 0.0, 1.0)))
+    return Control(throttle=0.0, steer=steer, brake=float(_clip((-accel - rolling) / params.max_decel, 0.0, 1.0)))
 
 
 class SpeedController:

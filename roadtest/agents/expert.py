@@ -9,7 +9,7 @@ moving aside within what the marks allow; and plans 3 s ahead with the same mode
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -24,6 +24,9 @@ __all__ = ["ExpertAgent", "Obstacle"]
 COMFORT_DECEL = 3.0  # m/s^2, planned braking
 MAX_DECEL = 7.0  # m/s^2, emergency braking the expert allows itself
 STOP_DECEL = 2.5  # m/s^2, the profile it brakes along towards a stop point
+STOP_EASE = 2.0  # m/s, how softly that profile ends (larger: gentler, slower last metres)
+MAX_ACCEL = 2.0  # m/s^2, within nuPlan's comfort bound of 2.40
+ROLLING = 0.15  # m/s^2, coasting deceleration the pedals make up for
 LAT_ACCEL = 2.0  # m/s^2, in bends
 JERK_UP, JERK_DOWN = 2.5, 3.5  # m/s^3, comfort limits on the commanded acceleration
 REACTION = 1.0  # s, for the visibility speed
@@ -69,7 +72,7 @@ class ExpertAgent(AutonomousAgent):
         self.ev_plan: tuple[float, str] | None = None  # (offset, mode) chosen when the yielding began
         self.ev_passing_speed: float | None = None  # m/s of an emergency vehicle now passing the ego
         self.prev_speed: float | None = None
-        self.bias = 0.0  # m/s^2, learnt difference between commanded and achieved acceleration
+        self.prev_control = None
         self.prev_accel = 0.0
         self.dt = 0.05
         self.prev_time: float | None = None
@@ -111,29 +114,38 @@ class ExpertAgent(AutonomousAgent):
         accel = self._accel(speed, v_des, obstacles, limits)
         steer = self._steer(view, ego, ego_s, speed)
         binding = min(obstacles, key=lambda o: o.gap) if obstacles else None
-        if binding is not None and binding.speed < 0.1 and binding.gap - binding.s0 < 0.4 and speed < 0.6 and not binding.actor:
-            accel = min(accel, -1.5)  # at the stop point: settle instead of creeping
+        if binding is not None and binding.gap - binding.s0 < 0.3 and speed < 0.4 and not binding.actor:
+            accel = min(accel, -0.6)  # at the stop point: settle instead of creeping
         accel = self._smooth(accel)
         self._learn(speed, 0.0 if speed < 0.05 and accel <= 0.0 else accel)
         self.planned = self._plan(ego, ego_s, speed, v_des, obstacles, limits)
         self.text = f"v_des {v_des:.1f} m/s" + (f"; stop for {binding.why} in {binding.gap:.1f} m" if binding else "")
-        cmd = accel if accel <= 0.0 else accel + self.bias
-        return accel_to_control(cmd, speed, steer, self.params)
+        control = accel_to_control(accel, speed, steer, self.params, rolling=ROLLING)
+        self.prev_control = control
+        return control
 
     def _smooth(self, accel: float) -> float:
         """Limit jerk (nuPlan's comfort bound is 4.13 m/s^3) unless a hard brake is needed now."""
         prev = self.prev_accel
-        if accel < prev and accel < -1.5:  # braking harder than gently: safety first
+        accel = min(accel, MAX_ACCEL)
+        if accel < prev and accel < -4.0:  # an emergency: brake now
             step = 12.0 * self.dt
         else:
             step = (JERK_UP if accel > prev else JERK_DOWN) * self.dt
         return prev + max(-step, min(step, accel - prev))
 
     def _learn(self, speed: float, accel: float) -> None:
-        """Estimate drag and model error from the last command and the speed change it produced."""
-        if self.prev_speed is not None and self.prev_accel > 0.0 and speed > 0.5:
+        """Learn the car's acceleration per unit of throttle and of brake from what the last pedals achieved."""
+        c = self.prev_control
+        if self.prev_speed is not None and c is not None and speed > 0.5 and self.prev_speed > 0.5:
             achieved = (speed - self.prev_speed) / max(self.dt, 1e-3)
-            self.bias = min(max(self.bias + 0.05 * (self.prev_accel - achieved), -1.0), 2.0)
+            p = self.params
+            if c.throttle > 0.05:
+                est = min(max((achieved + ROLLING) / c.throttle, 1.0), 15.0)
+                self.params = replace(p, max_accel=p.max_accel + 0.1 * (est - p.max_accel))
+            elif c.brake > 0.05:
+                est = min(max((ROLLING - achieved) / c.brake, 2.0), 15.0)
+                self.params = replace(p, max_decel=p.max_decel + 0.1 * (est - p.max_decel))
         self.prev_speed, self.prev_accel = speed, accel
 
     # ------------------------------------------------------------ lateral
@@ -297,12 +309,7 @@ class ExpertAgent(AutonomousAgent):
         a = idm_accel(speed, v_des, headway=limits.headway)
         for o in obstacles:
             if not o.actor:  # a stop point: follow a constant-deceleration profile down to it
-                room = max(o.gap - o.s0, 0.0)
-                v_allow = math.sqrt(2.0 * STOP_DECEL * room)
-                if speed >= v_allow - 0.3:  # on the profile: the deceleration that stops exactly at the point
-                    a = min(a, -speed * speed / (2.0 * max(room, 0.05)))
-                else:
-                    a = min(a, 2.0 * (v_allow - speed))
+                a = min(a, _stop_profile(speed, max(o.gap - o.s0, 0.0)))
             elif o.speed < 0.5:  # a standing road user: IDM's gentle approach
                 a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
             else:
@@ -330,6 +337,16 @@ class ExpertAgent(AutonomousAgent):
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
         return tuple((float(px), float(py)) for px, py in pts)
+
+
+def _stop_profile(speed: float, room: float) -> float:
+    """Acceleration along v(r) = sqrt(2 b r + c^2) - c: STOP_DECEL far out, easing to zero at the stop point,
+    so the car neither creeps nor jerks when it comes to rest."""
+    c = STOP_EASE
+    root = math.sqrt(2.0 * STOP_DECEL * room + c * c)
+    v_allow = root - c
+    a_profile = -STOP_DECEL * (1.0 - c / root)
+    return a_profile + 1.5 * (v_allow - speed)
 
 
 def _follow(speed: float, v_des: float, lead: Obstacle, headway: float) -> float:
