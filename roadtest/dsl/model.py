@@ -214,7 +214,7 @@ class Road(_Model):
     traffic_lights: list[TrafficLight] = Field(default_factory=list)
     signs: list[Sign] = Field(default_factory=list)
     radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
-    angle: float = Field(90.0, gt=0, le=270, description="Curve turning angle: degrees in YAML, radians in the model.")
+    angle: float = Field(90.0, gt=0, le=270, validate_default=True, description="Curve turning angle: degrees in YAML, radians in the model.")
     direction: Literal["left", "right"] = Field("left", description="Curve turning direction.")
     curve_start: Metres = Field(0.0, description="Straight lead-in before the curve begins, m.")
     ramp: Ramp | None = Field(None, description="On-ramp (highway_merge only).")
@@ -351,7 +351,7 @@ class Stop(_Behaviour):
 
 class CrossRoad(_Behaviour):
     action: Literal["cross_road"]
-    speed: Annotated[float, Field(gt=0), AfterValidator(_kmh)] = Field(5.0, description="Walking/riding speed: km/h in YAML, m/s in the model.")
+    speed: Annotated[float, Field(gt=0), AfterValidator(_kmh)] = Field(5.0, validate_default=True, description="Walking/riding speed: km/h in YAML, m/s in the model.")
     to: Literal["left", "right"] = Field("left", description="Side of the road it walks to.")
 
 

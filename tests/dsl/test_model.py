@@ -126,3 +126,14 @@ def test_json_schema_documents_units():
     assert schema["additionalProperties"] is False
     assert "fog_dense" in json.dumps(schema["$defs"]["Environment"])
     assert {"type": "string", "description": "Rule id."} in schema["properties"]["rules"]["items"]["anyOf"]
+
+
+def test_defaults_are_converted_like_written_values():
+    """A default stated in YAML units (degrees, km/h) must reach the model in SI units too."""
+    import math
+
+    from roadtest.dsl.model import CrossRoad, Road
+
+    assert Road(kind="curve").angle == pytest.approx(math.radians(90))
+    assert Road(kind="curve", angle=90).angle == Road(kind="curve").angle
+    assert CrossRoad(action="cross_road").speed == pytest.approx(5 / 3.6)
