@@ -271,9 +271,9 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
             d = rel_distance(c, e, o, dtype, fs, cs)
             if dtype not in ("longitudinal", "lateral") and rel_distance(c, e, o, "longitudinal", False, "entity") < 0:
                 d = -d  # a straight-line distance still counts as negative when the other is behind
-            if e.speed <= EPS:
-                return compare(math.inf if d >= 0 else -math.inf, v, rule)
-            return compare(d / e.speed, v, rule)  # negative when the entity is behind, as esmini
+            if d < 0 or e.speed <= EPS:
+                return False  # headway is undefined behind the entity or when it stands: no rule holds (as esmini)
+            return compare(d / e.speed, v, rule)
         return thw
     if kind == "TimeToCollisionCondition":
         v, fs, cs = _f(el, "value"), _b(el, "freespace"), _cs(el)
@@ -290,8 +290,8 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
                 p = c.resolve_position(pos, e)
                 d = c.distance_to_position(e, p, "longitudinal", False, cs)
                 closing = e.speed
-            if d < 0 or closing <= EPS:
-                return compare(math.inf, v, rule)
+            if d <= EPS or closing <= EPS:
+                return False  # no time to collision when not closing in: no rule holds (as esmini)
             return compare(d / closing, v, rule)
         return ttc
     raise KeyError(kind)

@@ -198,7 +198,7 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         m.offroad += dt
         return
     old = m.offset
-    if m.lat is not None:
+    if m.lat is not None and abs(step) > 1e-12:  # a standing entity does not move sideways (esmini waits too)
         m.lat.elapsed += dt
         m.lat.travelled += abs(step)
         m.offset = m.lat.offset()
