@@ -119,3 +119,10 @@ def test_crossing_a_solid_line_for_an_ambulance_is_excused_only_while_it_is_behi
     no_ev = drive(const(10.0, 60), events=lambda i: invasion(False) if i == 30 else ())
     res = {r.id: r.verdict for r in evaluate_rules(no_ev, m, CAT)}
     assert res["no_overtaking_solid_line"] == "violated"
+
+
+def test_a_lead_pulling_away_after_overtaking_is_exempt_from_safe_distance():
+    close_fast = drive(const(10.0, 20), others=lambda i, x: [other("amb", "emergency", x + 9.0 + 0.5 * i, -1.75, 15.0)])
+    assert verdict(close_fast, meta("safe_distance")) == "satisfied"  # 5 m gap, but it leaves at +5 m/s
+    close_slow = drive(const(10.0, 20), others=lambda i, x: [other("car", "car", x + 9.0 + 0.1 * i, -1.75, 11.0)])
+    assert verdict(close_slow, meta("safe_distance")) == "violated"  # 5 m gap, leaving at only +1 m/s

@@ -59,7 +59,8 @@ def bind_params(formula: str, params: Mapping[str, float]) -> str:
     def sub(m: re.Match) -> str:
         name = m.group(1)
         if name in params:
-            return f"({float(params[name])!r})"
+            v = float(params[name])
+            return repr(v) if v >= 0 else f"({v!r})"
         return name
 
     parts = re.split(r"(\[[^\]]*\])", formula)  # leave time bounds alone
