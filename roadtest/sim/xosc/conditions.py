@@ -43,12 +43,19 @@ class Condition:
     def __init__(self, name: str, fn: Callable[[Any], bool], edge: str = "none", delay: float = 0.0):
         self.name, self.fn, self.edge, self.delay = name, fn, edge, delay
         self.prev = False
+        self.evaluated = False  # an edge needs a previous evaluation: the first one never fires (as esmini)
         self.pending: list[float] = []  # times a delayed condition became true
         self.value = False
 
+    def reset(self) -> None:
+        """After its trigger fired: edges start afresh (a re-run event waits for a new edge)."""
+        self.evaluated = False
+
     def evaluate(self, ctx: Any) -> bool:
         raw = bool(self.fn(ctx))
-        if self.edge == "rising":
+        if self.edge != "none" and not self.evaluated:
+            v = False
+        elif self.edge == "rising":
             v = raw and not self.prev
         elif self.edge == "falling":
             v = self.prev and not raw
@@ -57,6 +64,7 @@ class Condition:
         else:
             v = raw
         self.prev = raw
+        self.evaluated = True
         if self.delay <= 0:
             self.value = v
             return v
@@ -69,7 +77,7 @@ class Condition:
 
 
 class Trigger:
-    """Condition groups: true when every condition of any group is true (all are evaluated, for edges)."""
+    """Condition groups: true when every condition of any group is true (AND within a group, OR across)."""
 
     def __init__(self, groups: list[list[Condition]]):
         self.groups = groups
@@ -77,8 +85,16 @@ class Trigger:
     def evaluate(self, ctx: Any) -> bool:
         result = False
         for g in self.groups:
-            vals = [c.evaluate(ctx) for c in g]
-            result = result or (bool(vals) and all(vals))
+            ok = bool(g)
+            for c in g:
+                # once a group is false only delayed conditions still need their history kept (as esmini)
+                if ok or c.delay > 0:
+                    ok = c.evaluate(ctx) and ok
+            result = result or ok
+        if result:
+            for g in self.groups:
+                for c in g:
+                    c.reset()
         return result
 
 

@@ -57,7 +57,7 @@ def test_lane_following_and_teleport_to_lane_positions(tmp_path):
 @pytest.mark.parametrize("shape", ["sinusoidal", "cubic", "linear"])
 def test_lane_change_by_time_reaches_the_target_lane_on_time(tmp_path, shape):
     body = event("lc", lane_change('<RelativeTargetLane entityRef="Ego" value="1"/>', shape, "time", 2.0),
-                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
     eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 20, 10)))
     e = eng.entities["Ego"]
     k = steps(eng, 20)
@@ -71,14 +71,14 @@ def test_lane_change_by_time_reaches_the_target_lane_on_time(tmp_path, shape):
 
 def test_lane_change_by_distance_and_rate_and_offset(tmp_path):
     body = event("lc", lane_change('<AbsoluteTargetLane value="-1"/>', "linear", "distance", 50.0, offset=0.5),
-                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
     eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 0, 10)))
     steps(eng, 50)  # 25 m of 50
     assert eng.entities["Ego"].y == pytest.approx(-5.25 + (3.5 + 0.5) / 2, abs=1e-6)
     steps(eng, 60, 50)
     assert eng.entities["Ego"].y == pytest.approx(-1.75 + 0.5)
     body = event("lc", lane_change('<AbsoluteTargetLane value="-1"/>', "linear", "rate", 1.0),
-                 trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+                 trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
     eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -2, 0, 10)))
     steps(eng, 69)
     assert el(eng, "lc").state != COMPLETE  # 3.5 m at 1 m/s takes 3.5 s
@@ -94,8 +94,8 @@ def test_lane_offset_and_relative_speed(tmp_path):
       <SpeedActionDynamics dynamicsShape="step" dynamicsDimension="time" value="0"/>
       <SpeedActionTarget><RelativeTargetSpeed entityRef="Lead" value="0.5" speedTargetValueType="factor" continuous="true"/>
       </SpeedActionTarget></SpeedAction></LongitudinalAction></PrivateAction>"""
-    body = (event("off", offset, trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
-            + event("half", follow, trigger("StartTrigger", sim_time(0, "greaterOrEqual"))))
+    body = (event("off", offset, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+            + event("half", follow, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none"))))
     eng = engine(tmp_path, scenario(body, entities=("Ego", "Lead"),
                                     init=lane_teleport("Ego", -1, 0, 10) + lane_teleport("Lead", -2, 50, 20)))
     # a sinusoid peaking at 1 m/s^2 over 1 m lasts pi * sqrt(1 / 2) s
@@ -116,7 +116,7 @@ def test_follow_trajectory_polyline_with_timing(tmp_path):
       </Polyline></Shape></Trajectory></TrajectoryRef>
       <TimeReference><Timing domainAbsoluteRelative="relative" scale="1" offset="0"/></TimeReference>
       <TrajectoryFollowingMode followingMode="position"/></FollowTrajectoryAction></RoutingAction></PrivateAction>"""
-    body = event("go", traj, trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    body = event("go", traj, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
     eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, 0, speed=0)), road=False)
     e = eng.entities["Ego"]
     k = steps(eng, 20)  # positions follow the vertex times: 1 s in, half way to the second vertex

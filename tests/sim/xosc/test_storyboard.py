@@ -89,7 +89,7 @@ def test_rate_and_cubic_dimensions(tmp_path):
 
 def test_performance_limits_stretch_speed_transitions(tmp_path):
     # the test vehicle accelerates at most 5 m/s^2: 10 -> 20 m/s "in 1 s" takes 2 s; 60 m/s is capped at 50
-    body = (event("fast", speed_action(20, "linear", "time", 1), trigger("StartTrigger", sim_time(0, "greaterOrEqual")))
+    body = (event("fast", speed_action(20, "linear", "time", 1), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
             + event("over", speed_action(60), trigger("StartTrigger", sim_time(3))))
     eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=10)))
     hist = run(eng, 3.5)
@@ -124,23 +124,25 @@ def test_act_start_and_stop_triggers_and_storyboard_stop(tmp_path):
 
 
 def test_condition_edges_and_delay(tmp_path):
-    cond = """<Condition name="slow" delay="{d}" conditionEdge="{e}"><ByEntityCondition>
+    cond = """<Condition name="c" delay="{d}" conditionEdge="{e}"><ByEntityCondition>
       <TriggeringEntities triggeringEntitiesRule="any"><EntityRef entityRef="Ego"/></TriggeringEntities>
-      <EntityCondition><SpeedCondition value="15" rule="lessThan"/></EntityCondition></ByEntityCondition></Condition>"""
+      <EntityCondition><SpeedCondition value="15" rule="{r}"/></EntityCondition></ByEntityCondition></Condition>"""
+    mark = '<PrivateAction><VisibilityAction graphics="false" traffic="true" sensors="true"/></PrivateAction>'
     starts = {}
-    for edge, delay in (("rising", 0), ("falling", 0), ("none", 0), ("rising", 1)):
+    for rule, edge, delay in (("lessThan", "rising", 0), ("lessThan", "none", 0), ("lessThan", "falling", 0),
+                              ("greaterThan", "rising", 0), ("greaterThan", "rising", 1)):
         body = (event("acc", speed_action(20, "linear", "time", 2), trigger("StartTrigger", sim_time(1)))
-                + event("mark", speed_action(25, "linear", "time", 100),
-                        trigger("StartTrigger", cond.format(d=delay, e=edge))))
+                + event("mark", mark, trigger("StartTrigger", cond.format(d=delay, e=edge, r=rule))))
         eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=10)))
         hist = run(eng, 5.0)
-        starts[(edge, delay)] = hist.get("mark", [(None, None)])[0][0]
-    # speed < 15 holds from the start until the ramp passes 15 at 2.05 s
-    assert starts[("rising", 0)] == 0.0  # first evaluation counts as a rise from false, as esmini does
-    assert starts[("none", 0)] == 0.0
-    assert starts[("rising", 1)] == pytest.approx(1.0)
-    # the ramp starts at 1.05 and reaches 15 after 20 ticks of it: seen false at the 2.05 s snapshot
-    assert starts[("falling", 0)] == pytest.approx(2.05)
+        starts[(rule, edge, delay)] = hist.get("mark", [(None, None)])[0][0]
+    # speed < 15 holds from the start: without an earlier evaluation there is no rising edge (as esmini)
+    assert starts[("lessThan", "rising", 0)] is None
+    assert starts[("lessThan", "none", 0)] == 0.0
+    # the ramp starts at 1.05 and reaches 15 after 20 ticks: seen at the 2.05 s snapshot, above 15 at 2.10
+    assert starts[("lessThan", "falling", 0)] == pytest.approx(2.05)
+    assert starts[("greaterThan", "rising", 0)] == pytest.approx(2.1)
+    assert starts[("greaterThan", "rising", 1)] == pytest.approx(3.1)
 
 
 def test_init_actions_place_entities_and_ego_role(tmp_path):
