@@ -32,10 +32,10 @@ def make_actor(**values) -> ActorState:
 
 
 class _Lane:
-    __slots__ = ("s", "x", "y", "z", "h", "ts", "tv", "dir")
+    __slots__ = ("s", "x", "y", "z", "h", "ts", "tv", "wv", "dir")
 
-    def __init__(self, s, x, y, z, h, ts, tv, d):
-        self.s, self.x, self.y, self.z, self.h, self.ts, self.tv, self.dir = s, x, y, z, h, ts, tv, d
+    def __init__(self, s, x, y, z, h, ts, tv, wv, d):
+        self.s, self.x, self.y, self.z, self.h, self.ts, self.tv, self.wv, self.dir = s, x, y, z, h, ts, tv, wv, d
 
 
 class LaneTable:
@@ -44,6 +44,34 @@ class LaneTable:
     def __init__(self, network):
         self.net = network
         self._lanes: dict[tuple[str, int], _Lane] = {}
+        self._extent: dict[tuple[str, int], tuple[float, float]] = {}
+
+    def extent(self, road: str, lane: int) -> tuple[float, float]:
+        """[s_start, s_end] of the first stretch where this lane id exists on its road (5 m samples, bisection)."""
+        key = (road, lane)
+        if key not in self._extent:
+            L = self.net.road_length(road)
+            n = max(2, int(L / 5.0) + 1)
+            ss = [L * i / (n - 1) for i in range(n)]
+            has = [lane in self.net.lane_ids(road, s) for s in ss]
+            idx = [i for i, h in enumerate(has) if h]
+            # Keep the first contiguous stretch: a lane id that reappears later is another lane for routing.
+            idx = [i for k, i in enumerate(idx) if i - idx[0] == k]
+            if not idx:
+                self._extent[key] = (0.0, 0.0)
+            else:
+                def refine(a: float, b: float) -> float:  # a has the lane, b has not
+                    for _ in range(12):
+                        m = 0.5 * (a + b)
+                        if lane in self.net.lane_ids(road, m):
+                            a = m
+                        else:
+                            b = m
+                    return a
+                lo = ss[idx[0]] if idx[0] == 0 else refine(ss[idx[0]], ss[idx[0] - 1])
+                hi = ss[idx[-1]] if idx[-1] == n - 1 else refine(ss[idx[-1]], ss[idx[-1] + 1])
+                self._extent[key] = (lo, hi)
+        return self._extent[key]
 
     def _build(self, road: str, lane: int, lo: float, hi: float) -> _Lane:
         n = max(2, int(math.ceil((hi - lo) / STEP)) + 1)
@@ -56,13 +84,14 @@ class LaneTable:
         h = np.unwrap(arr[:, 3])
         m = max(2, int(math.ceil((hi - lo) / T_STEP)) + 1)
         ts = np.linspace(lo, hi, m)
-        tv = []
+        tv, wv = [], []
         for v in ts:
             c = self.net.lane_to_world(road, lane, float(v))
             r = self.net.road_to_world(road, float(v))
             tv.append((c.x - r.x) * -math.sin(r.h) + (c.y - r.y) * math.cos(r.h))
+            wv.append(self.net.lane_width(road, lane, float(v)))
         return _Lane(s.tolist(), arr[:, 0].tolist(), arr[:, 1].tolist(), arr[:, 2].tolist(), h.tolist(),
-                     ts.tolist(), tv, self.net.lane_direction(road, lane))
+                     ts.tolist(), tv, wv, self.net.lane_direction(road, lane))
 
     def lane(self, road: str, lane: int, extent: tuple[float, float]) -> _Lane:
         key = (road, lane)
@@ -94,3 +123,37 @@ class LaneTable:
             y += k * math.cos(h)
             t += offset
         return x, y, z, math.remainder(h, math.tau), t
+
+    def project(self, road: str, lane: int, extent: tuple[float, float], x: float, y: float, s_guess: float,
+                reach: int = 8) -> tuple[float, float, float, float, float] | None:
+        """(s, road-frame offset from the centre, lane heading, width, road-frame t) of a point near s_guess on
+        this lane's centre; None when its foot falls outside the searched stretch or the lane's ends."""
+        ln = self.lane(road, lane, extent)
+        ss = ln.s
+        i0 = bisect.bisect_right(ss, s_guess) - 1
+        best = None
+        for i in range(max(0, i0 - reach), min(len(ss) - 1, i0 + reach + 1)):
+            ax, ay, bx, by = ln.x[i], ln.y[i], ln.x[i + 1], ln.y[i + 1]
+            dx, dy = bx - ax, by - ay
+            L2 = dx * dx + dy * dy
+            u = ((x - ax) * dx + (y - ay) * dy) / L2 if L2 > 0 else 0.0
+            uc = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
+            px, py = ax + uc * dx, ay + uc * dy
+            d2 = (x - px) ** 2 + (y - py) ** 2
+            if best is None or d2 < best[0]:
+                best = (d2, i, u, uc, dx, dy, L2)
+        if best is None:
+            return None
+        _, i, u, uc, dx, dy, L2 = best
+        if (u < 0.0 and i == 0) or (u > 1.0 and i == len(ss) - 2) or u != uc and (i in (i0 - reach, i0 + reach)):
+            return None
+        s = ss[i] + uc * (ss[i + 1] - ss[i])
+        n = math.sqrt(L2) or 1.0
+        # The table runs with increasing s, so its left is the road frame's left (t grows).
+        cross = (dx * (y - ln.y[i]) - dy * (x - ln.x[i])) / n
+        h = math.atan2(dy, dx) if ln.dir > 0 else math.atan2(-dy, -dx)
+        j = max(0, min(len(ln.ts) - 2, bisect.bisect_right(ln.ts, s) - 1))
+        w = min(1.0, max(0.0, (s - ln.ts[j]) / (ln.ts[j + 1] - ln.ts[j])))
+        width = ln.wv[j] + w * (ln.wv[j + 1] - ln.wv[j])
+        t = ln.tv[j] + w * (ln.tv[j + 1] - ln.tv[j]) + cross
+        return s, cross, h, width, t

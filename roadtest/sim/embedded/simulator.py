@@ -20,8 +20,9 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.embedded.events import Box, EventDetector
-from roadtest.sim.embedded.lanes import make_actor
+from roadtest.sim.embedded.events import DRIVABLE, Box, EventDetector
+from roadtest.sim.embedded.lanes import LaneTable, make_actor
+from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.embedded.sensors import observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 
@@ -110,6 +111,8 @@ class EmbeddedSimulation(Simulation):
             avoid = [(e.x, e.y) for e in self.engine.entities.values() if getattr(e, "active", True)]
             limit = (self.meta.get("scene") or {}).get("speed_limit")
             self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, speed_limit=limit)
+        self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
+            if self.network is not None else None
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
                                 "ego": self.ego_id,
                                 "bbox_cx": {n: float(getattr(e, "bbox_cx", 0.0)) for n, e in self.engine.entities.items()}})
@@ -210,7 +213,7 @@ class EmbeddedSimulation(Simulation):
         if self.network is not None:
             for k, a in enumerate(actors):
                 if a.id == self.ego_id:
-                    ego_match = self.network.locate(a.x, a.y, a.h, hint=self._ego_match)
+                    ego_match = self._track(a) or self.network.locate(a.x, a.y, a.h, hint=self._ego_match)
                     if k in missing:
                         missing.remove(k)
                         if ego_match is not None:
@@ -240,6 +243,26 @@ class EmbeddedSimulation(Simulation):
                 events.append(Event("stop_trigger", ego.id if ego else "", data={"reason": getattr(self.engine, "end_reason", "")}))
         return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals={k: signal_colour(v) for k, v in self.engine.signals.items()},
                           environment=self.engine.environment, events=tuple(events))
+
+    def _track(self, a: ActorState):
+        """The ego's LaneMatch from its last one when it is still inside that lane (a local projection on the
+        tabulated lane centre); None when a global locate is needed (lane left, lane end, off the road)."""
+        m = self._ego_match
+        if m is None or not m.on_road or m.lane_type not in DRIVABLE or self._lanes is None:
+            return None
+        try:
+            ext = self._lanes.extent(m.road, m.lane)
+            p = self._lanes.project(m.road, m.lane, ext, a.x, a.y, m.s)
+        except Exception:  # noqa: BLE001 - anything odd about this lane: the global locate decides
+            return None
+        if p is None:
+            return None
+        s, offset, h, width, t = p
+        if abs(offset) > 0.5 * width - 0.05 or not ext[0] + 0.5 <= s <= ext[1] - 0.5:
+            return None
+        return LaneMatch(road=m.road, lane=m.lane, s=s, t=t, offset=offset,
+                         heading_diff=math.remainder(a.h - h, math.tau), lane_type=m.lane_type, on_road=True,
+                         junction=m.junction)
 
     def _centre_lanepos(self, lane, cx: float) -> LanePos:
         """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along the lane."""

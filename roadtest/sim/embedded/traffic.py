@@ -131,7 +131,6 @@ class Traffic:
         cfg = dict(config or {})
         self.rng = random.Random(int(cfg.get("seed", 0)) * 1_000_003 + int(seed))
         self.default_speed = speed_limit or DEFAULT_SPEED
-        self._extent: dict[tuple[str, int], tuple[float, float]] = {}
         self.table = LaneTable(network)
         self._dyn_signals = any(getattr(s, "dynamic", False) for s in getattr(network, "signals", {}).values())
         self.vehicles: list[TrafficVehicle] = []
@@ -140,29 +139,8 @@ class Traffic:
 
     # ---- lane geometry helpers -------------------------------------------------------------------
     def extent(self, road: str, lane: int) -> tuple[float, float]:
-        """[s_start, s_end] where this lane id exists on its road (sampled, refined by bisection)."""
-        key = (road, lane)
-        if key not in self._extent:
-            L = self.net.road_length(road)
-            n = max(2, int(L / 5.0) + 1)
-            ss = [L * i / (n - 1) for i in range(n)]
-            has = [lane in self.net.lane_ids(road, s) for s in ss]
-            idx = [i for i, h in enumerate(has) if h]
-            if not idx:
-                self._extent[key] = (0.0, 0.0)
-            else:
-                def refine(a: float, b: float) -> float:  # a has the lane, b has not
-                    for _ in range(12):
-                        m = 0.5 * (a + b)
-                        if lane in self.net.lane_ids(road, m):
-                            a = m
-                        else:
-                            b = m
-                    return a
-                lo = ss[idx[0]] if idx[0] == 0 else refine(ss[idx[0]], ss[idx[0] - 1])
-                hi = ss[idx[-1]] if idx[-1] == n - 1 else refine(ss[idx[-1]], ss[idx[-1] + 1])
-                self._extent[key] = (lo, hi)
-        return self._extent[key]
+        """[s_start, s_end] where this lane id exists on its road."""
+        return self.table.extent(road, lane)
 
     def _remaining(self, road: str, lane: int, s: float, d: int) -> float:
         lo, hi = self.extent(road, lane)

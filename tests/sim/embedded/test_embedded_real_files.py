@@ -87,3 +87,18 @@ def test_steering_across_the_road_reports_the_marks_crossed_then_off_road(xosc_d
     assert inv[0].data["allowed"] is True
     assert [e.kind for e in events].count("off_road") == 1
     assert sim.state.ego.h > 0.1  # turned left (counter-clockwise) under negative steer
+
+
+def test_the_ego_lane_tracker_agrees_with_the_maps_locate(xosc_dir):
+    sim = EmbeddedSimulator().load(load_bundle(xosc_dir / "lane_change_crest.xosc"), 0, SimSettings(max_time=10.0))
+    compared, i = 0, 0
+    while not sim.done:
+        st = sim.step(Control(throttle=0.4, steer=0.03 * math.sin(i * 0.05)))
+        i += 1
+        m, g = sim._ego_match, sim.network.locate(st.ego.x, st.ego.y, st.ego.h)
+        if m is None or g is None:
+            continue
+        compared += 1
+        assert (m.road, m.lane) == (g.road, g.lane)
+        assert abs(m.s - g.s) < 0.02 and abs(m.t - g.t) < 0.02 and abs(m.offset - g.offset) < 0.02
+    assert compared > 100
