@@ -231,7 +231,7 @@ class ExpertAgent(AutonomousAgent):
                 if k > 1e-3:  # a bend: lateral acceleration at most LAT_ACCEL, reached before the front gets there
                     ahead.append((float(s_k - ego_s) + half + 3.0, math.sqrt(LAT_ACCEL / k)))
         for dist, lim in ahead:
-            d = max(float(dist) - half - 3.0, 0.0)  # reach the new limit 3 m before the front passes it
+            d = max(float(dist) - half - 3.0 - 1.2 * speed, 0.0)  # at the new limit before the front passes it
             v = min(v, math.sqrt(max(float(lim) - margin, 0.0) ** 2 + 2.0 * 1.5 * d))
         return max(v, 0.0)
 
@@ -306,7 +306,7 @@ class ExpertAgent(AutonomousAgent):
         return out
 
     def _accel(self, speed: float, v_des: float, obstacles: list[Obstacle], limits: RuleLimits) -> float:
-        a = idm_accel(speed, v_des, headway=limits.headway)
+        a = _free(speed, v_des)
         for o in obstacles:
             if not o.actor:  # a stop point: follow a constant-deceleration profile down to it
                 a = min(a, _stop_profile(speed, max(o.gap - o.s0, 0.0)))
@@ -337,6 +337,15 @@ class ExpertAgent(AutonomousAgent):
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
         return tuple((float(px), float(py)) for px, py in pts)
+
+
+def _free(speed: float, v_des: float) -> float:
+    """Free-road acceleration: IDM's smooth approach from below, a firm pull down from above."""
+    if v_des < 0.05:
+        return -COMFORT_DECEL if speed > 0.0 else 0.0
+    if speed <= v_des:
+        return MAX_ACCEL * (1.0 - (speed / v_des) ** 4)
+    return -min(COMFORT_DECEL, 1.5 * (speed - v_des))
 
 
 def _stop_profile(speed: float, room: float) -> float:
