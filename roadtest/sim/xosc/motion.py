@@ -139,6 +139,8 @@ def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
 
 def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
     """The successor on the route when there is one, else the straightest."""
+    while m.route and m.route[0][0] == m.road:  # waypoints on the road being left are behind
+        m.route.pop(0)
     for w_road, _ in m.route:
         for o in options:
             if o[0] == w_road:
