@@ -183,7 +183,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         if p.times is not None and dt > 0:
             e.speed = math.hypot(x - e.x, y - e.y) / dt
         e.x, e.y, e.z, e.h = x, y, z, h
-        if p.s >= p.length - 1e-6 or (p.times is not None and time >= p.times[-1] - 1e-9):
+        ended = time >= p.times[-1] - 1e-9 if p.times is not None else p.s >= p.length - 1e-6
+        if ended:
             m.path = None
             r = locate(net, e.x, e.y, e.z, e.h)
             if r.lane is not None and r.lane.lane:
