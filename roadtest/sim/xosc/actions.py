@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from roadtest.errors import UnsupportedError
-from roadtest.sim.xosc.motion import LateralProfile, Path, place, shape_fn
+from roadtest.sim.xosc.motion import LateralProfile, place, shape_fn
 from roadtest.sim.xosc.positions import parse_position, resolve
 
 __all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable
 
-import numpy as np
-
 from roadtest.errors import Problem, ScenarioError, UnsupportedError
-from roadtest.sim.api import Environment, Event, LanePos
+from roadtest.sim.api import Environment, Event
 from roadtest.sim.xosc import conditions as C
 from roadtest.sim.xosc.actions import RuntimeAction, make_action
 from roadtest.sim.xosc.entities import EntityState, build_entity
@@ -503,5 +501,3 @@ def _is_default(ctrl: Any) -> bool:
             return True
     return False
 
-
-_ = (field, dataclass, LanePos)
