@@ -106,7 +106,7 @@ def check_backend(simulator: Simulator, bundle, agent_factory: Callable[[], Any]
 # ---- the public OpenSCENARIO corpus (../shared/conformance) against esmini's own runs ------------------------
 
 ESMINI_LIMIT = 1200.0  # s: esmini's run limit; rows ending there never met a stop trigger in esmini
-LIMIT_CAP = 30.0  # s simulated for such rows: long enough to show whether roadtest ends earlier
+LIMIT_CAP = 60.0  # s simulated for such rows: long enough to show whether roadtest ends earlier
 
 
 @dataclass
