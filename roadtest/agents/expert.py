@@ -44,12 +44,6 @@ class Obstacle:
     actor: bool = False  # a road user (kept at a time gap), not a stop point
 
 
-def _param(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
-    from roadtest.agents.rules import param_si
-
-    return param_si(params, key, default)
-
-
 class ExpertAgent(AutonomousAgent):
     """Rule-aware privileged driver (see the module docstring)."""
 
@@ -238,7 +232,6 @@ class ExpertAgent(AutonomousAgent):
     def _obstacles(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float, half: float,
                    t: float, limits: RuleLimits) -> list[Obstacle]:
         out: list[Obstacle] = []
-        ego_d = float(ego.get("route_d") or 0.0) + 0.0
         lane_w = float((view.get("lane") or {}).get("width") or 3.5)
         ego_w = float(ego.get("width", 1.8))
         for a in view.get("actors") or []:

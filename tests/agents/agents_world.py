@@ -14,7 +14,7 @@ from typing import Any, Callable
 from roadtest.sim.api import ActorState, Environment, WorldState
 from roadtest.sim.embedded.dynamics import BicycleParams, BicycleState, step_bicycle
 from roadtest.sim.objects_sensor import objects_view
-from roadtest.sim.road.api import LaneMatch, Pose, RoadMark
+from roadtest.sim.road.api import LaneMatch, Pose
 
 W = 3.5  # m lane width
 
