@@ -107,7 +107,9 @@ class ScenarioEngine:
             return None
         if not lf.exists():
             logic = self.sc.root.find("RoadNetwork/LogicFile")
-            raise self.error(logic, "LogicFile.filepath", f"OpenDRIVE file not found: {lf}")
+            hint = (f" ({lf.name!r} names a CARLA town: run it on the CARLA backend)"
+                    if lf.suffix == "" and lf.name.startswith("Town") else "")
+            raise self.error(logic, "LogicFile.filepath", f"OpenDRIVE file not found: {lf}{hint}")
         from roadtest.sim.road import load_map
 
         return load_map(lf)
@@ -265,6 +267,8 @@ class ScenarioEngine:
                 ra.start(self)
                 self._override(ra)
                 self.running.append((a, ra))
+            if not a.runtime:
+                a.end(self.time, self._on_done)
 
     def _override(self, ra: RuntimeAction) -> None:
         """A new action on an entity ends the running ones that control the same motion domain."""
@@ -468,6 +472,8 @@ class ScenarioEngine:
             if sun is not None:
                 kw["sun_elevation"] = float(sun.get("elevation", "1.0"))
                 kw["sun_azimuth"] = float(sun.get("azimuth", "0"))
+                lux = float(sun.get("intensity", sun.get("illuminance", "100000")) or 0)
+                kw["sun_intensity"] = lux if lux <= 1.0 else min(lux / 100000.0, 1.0)  # lux, full sun ~1e5
         rc = env.find("RoadCondition")
         if rc is not None:
             kw["friction"] = float(rc.get("frictionScaleFactor", "1.0"))

@@ -186,3 +186,20 @@ def test_external_controller_holds_entity_unless_caller_drives_it(tmp_path):
     eng.entities["Ego"].x = 3.0  # the caller (an agent's vehicle model) moves it
     steps(eng, 10, 10, external={"Ego"})
     assert eng.entities["Ego"].x == 3.0
+
+
+def test_environment_action_and_empty_placeholder_action(tmp_path):
+    env = """<GlobalAction><EnvironmentAction><Environment name="night">
+      <TimeOfDay animation="false" dateTime="2020-01-01T22:00:00"/>
+      <Weather cloudState="overcast"><Sun intensity="0.05" azimuth="0" elevation="-0.2"/><Fog visualRange="80"/>
+        <Precipitation precipitationType="rain" intensity="0.9"/></Weather>
+      <RoadCondition frictionScaleFactor="0.6"/></Environment></EnvironmentAction></GlobalAction>"""
+    body = (event("env", env, trigger("StartTrigger", sim_time(0.5)))
+            + '<Event name="noop" priority="parallel"><Action name="noop"/>'
+            + trigger("StartTrigger", sim_time(0.2)) + "</Event>")
+    eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, speed=1)), road=False)
+    steps(eng, 20)
+    env = eng.environment
+    assert (env.precipitation, env.precipitation_intensity, env.fog_visual_range, env.friction) == ("rain", 0.9, 80.0, 0.6)
+    assert env.time_of_day == "2020-01-01T22:00:00" and env.sun_intensity == 0.05 and env.cloudiness == 0.9
+    assert el(eng, "noop").state == COMPLETE
