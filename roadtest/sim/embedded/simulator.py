@@ -201,7 +201,7 @@ class EmbeddedSimulation(Simulation):
             cx = float(getattr(e, "bbox_cx", 0.0) or 0.0)
             lane = e.lane
             if lane is not None and (cx or not isinstance(lane, LanePos)):
-                lane = self._centre_lanepos(lane, cx)
+                lane = self._centre_lanepos(lane, cx, e.h)
             if lane is None:
                 missing.append(len(actors))
             actors.append(make_actor(
@@ -264,13 +264,17 @@ class EmbeddedSimulation(Simulation):
                          heading_diff=math.remainder(a.h - h, math.tau), lane_type=m.lane_type, on_road=True,
                          junction=m.junction)
 
-    def _centre_lanepos(self, lane, cx: float) -> LanePos:
-        """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along the lane."""
+    def _centre_lanepos(self, lane, cx: float, h: float) -> LanePos:
+        """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along
+        the entity's heading projected on the road's s direction."""
         s = float(lane.s)
-        if cx and self.network is not None:
+        if cx and self._lanes is not None:
+            road, lid = str(lane.road), int(lane.lane)
             try:
-                d = self.network.lane_direction(str(lane.road), int(lane.lane))
-                s = min(max(s + d * cx, 0.0), self.network.road_length(str(lane.road)))
+                ext = self._lanes.extent(road, lid)
+                h_lane = self._lanes.pose(road, lid, ext, s)[3]
+                d = self._lanes.lane(road, lid, ext).dir
+                s = min(max(s + d * cx * math.cos(h - h_lane), 0.0), self.network.road_length(road))
             except Exception:  # noqa: BLE001 - a lane the map does not know: keep the engine's s
                 pass
         return LanePos(str(lane.road), int(lane.lane), s, float(lane.t))
