@@ -156,6 +156,8 @@ class EmbeddedSimulation(Simulation):
         self.engine.step(t, external, self._engine_events)
         if self.traffic is not None:
             self.traffic.integrate(dt)
+            if self.traffic._left:
+                self.traffic.refill([(e.x, e.y) for e in self.engine.entities.values() if getattr(e, "active", True)])
         if new_ego is not None:
             e = self.engine.entities[self.ego_id]
             e.x, e.y, e.h, e.speed, e.accel, e.yaw_rate = new_ego.x, new_ego.y, new_ego.h, new_ego.speed, new_ego.accel, new_ego.yaw_rate

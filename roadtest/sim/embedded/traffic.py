@@ -18,6 +18,7 @@ LC_TIME = 3.0  # s, duration of a lane change
 MOBIL_PERIOD = 1.0  # s between lane-change decisions of one vehicle
 HORIZON = 150.0  # m, look-ahead for leaders and signals
 SPAWN_SPACING = 20.0  # m between candidate spawn slots
+REFILL_CLEAR = 80.0  # m from any non-traffic actor for a replacement vehicle to appear
 _DEAD_END = ("", 0)  # the chosen successor of a lane that has none
 SIGNAL_REFRESH = 20.0  # m travelled before the signals ahead are looked up again
 DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
@@ -134,6 +135,9 @@ class Traffic:
         self.table = LaneTable(network)
         self._dyn_signals = any(getattr(s, "dynamic", False) for s in getattr(network, "signals", {}).values())
         self.vehicles: list[TrafficVehicle] = []
+        self._slots: list[tuple[str, int, float]] = []
+        self._count = 0  # vehicles created so far (their ids)
+        self._left = 0  # vehicles that left at dead ends and wait to be replaced
         self.walkers: list[Walker] = []
         self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid)
 
@@ -170,6 +174,39 @@ class Traffic:
                 out.append((road, lane, lo, hi))
         return out
 
+    def _new_vehicle(self, road: str, lane: int, s: float) -> TrafficVehicle:
+        i = self._count
+        self._count += 1
+        rng = random.Random(self.rng.getrandbits(64))
+        truck = rng.random() < 0.1
+        limit = self.net.speed_limit(road, lane, s) or self.default_speed
+        v0 = limit * rng.uniform(0.85, 1.05) * (0.85 if truck else 1.0)
+        lo, hi = self.extent(road, lane)
+        s = min(max(s + rng.uniform(-3.0, 3.0), lo), hi)
+        v = TrafficVehicle(id=f"traffic_{i}", kind="truck" if truck else "car", length=8.0 if truck else 4.5,
+                           width=2.5 if truck else 1.85, height=3.2 if truck else 1.5, road=road, lane=lane, s=s,
+                           dir=self.net.lane_direction(road, lane), speed=0.8 * v0, v0=v0, rng=rng,
+                           mobil_clock=(i % 20) * MOBIL_PERIOD / 20)
+        self._pose(v, 0.0)
+        self.vehicles.append(v)
+        return v
+
+    def refill(self, avoid: Sequence[tuple[float, float]]) -> None:
+        """Replace vehicles that left the network at dead ends, out of sight: REFILL_CLEAR m from every
+        non-traffic actor and SPAWN_SPACING m from other vehicles in the lane (keeps the density on small maps)."""
+        tries = 0
+        while self._left > 0 and self._slots and tries < 20:
+            tries += 1
+            road, lane, s = self._slots[self.rng.randrange(len(self._slots))]
+            px, py = self.table.pose(road, lane, self.extent(road, lane), s)[:2]
+            if any((px - ax) ** 2 + (py - ay) ** 2 < REFILL_CLEAR ** 2 for ax, ay in avoid):
+                continue
+            if any(v.road == road and v.lane == lane and abs(v.s - s) < SPAWN_SPACING + 0.5 * v.length
+                   for v in self.vehicles):
+                continue
+            self._new_vehicle(road, lane, s)
+            self._left -= 1
+
     def _in_junction(self, road: str, lane: int, s: float) -> bool:
         junction_of = getattr(self.net, "junction_of", None)
         if junction_of is not None:
@@ -196,18 +233,9 @@ class Traffic:
             if all((px - ax) ** 2 + (py - ay) ** 2 > 25.0 ** 2 for ax, ay in avoid):
                 chosen.append((road, lane, s))
         chosen.sort()
-        for i, (road, lane, s) in enumerate(chosen):
-            rng = random.Random(self.rng.getrandbits(64))
-            truck = rng.random() < 0.1
-            limit = self.net.speed_limit(road, lane, s) or self.default_speed
-            v0 = limit * rng.uniform(0.85, 1.05) * (0.85 if truck else 1.0)
-            s += rng.uniform(-3.0, 3.0)
-            v = TrafficVehicle(id=f"traffic_{i}", kind="truck" if truck else "car", length=8.0 if truck else 4.5,
-                               width=2.5 if truck else 1.85, height=3.2 if truck else 1.5, road=road, lane=lane, s=s,
-                               dir=self.net.lane_direction(road, lane), speed=0.8 * v0, v0=v0, rng=rng,
-                               mobil_clock=(i % 20) * MOBIL_PERIOD / 20)
-            self._pose(v, 0.0)
-            self.vehicles.append(v)
+        self._slots = sorted(slots)
+        for road, lane, s in chosen:
+            self._new_vehicle(road, lane, s)
         side = []
         if pedestrians > 0:
             for road in sorted(self.net.road_ids()):
@@ -384,7 +412,9 @@ class Traffic:
                 over = -self._remaining(v.road, v.lane, v.s, v.dir)
             if v.alive:
                 self._pose(v, dt)
-        self.vehicles = [v for v in self.vehicles if v.alive]
+        alive = [v for v in self.vehicles if v.alive]
+        self._left += len(self.vehicles) - len(alive)
+        self.vehicles = alive
         for w in self.walkers:
             w.s += w.dir * w.speed * dt
             lo, hi = self.extent(w.road, w.lane)

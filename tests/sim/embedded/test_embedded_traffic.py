@@ -106,3 +106,20 @@ def test_pedestrians_walk_on_the_sidewalk():
     run(tr, 2.0)
     assert all(0.5 < abs(w.s - b) < 4.0 for w, b in zip(tr.walkers, before))
     assert all(a.kind == "pedestrian" and a.lane.lane == -2 for a in tr.actor_states())
+
+
+def test_vehicles_leaving_at_a_dead_end_are_replaced_out_of_sight_of_the_ego():
+    net = FakeStraightRoads(length=600.0, nr=2)
+    ego = (300.0, -1.75)
+    tr = Traffic(net, {"density": 10}, seed=3, avoid=[ego])
+    n = len(tr.vehicles)
+    ids = {v.id for v in tr.vehicles}
+    for _ in range(int(30 / DT)):
+        tr.decide((), {}, DT)
+        tr.integrate(DT)
+        tr.refill([ego])
+        for v in tr.vehicles:
+            if v.id not in ids:
+                ids.add(v.id)
+                assert abs(v.x - ego[0]) >= 80.0 - 3.0  # appeared out of sight (slot jitter 3 m)
+    assert len(tr.vehicles) == n and len(ids) > n
