@@ -100,8 +100,9 @@ class ExpertAgent(AutonomousAgent):
         limits = rule_limits(view)
         self._update_offset(view, ego, speed)
         v_des = self._desired_speed(view, speed, half, limits)
-        if self.ev_mode == "pullover":
-            v_des = 0.0  # at the roadside until the emergency vehicle has passed
+        if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
+            aside = self.ev_plan is not None and abs(float(ego.get("route_d") or 0.0) - self.ev_plan[0]) < 0.25
+            v_des = 0.0 if aside else min(v_des, 5.0)
         elif self.ev_passing_speed is not None:
             v_des = min(v_des, 0.7 * self.ev_passing_speed)  # let it open a safe gap before moving back
         obstacles = self._obstacles(view, ego, ego_s, speed, half, timestamp, limits)
@@ -181,14 +182,18 @@ class ExpertAgent(AutonomousAgent):
                     break
             else:
                 sign = -1.0 if right_hand else 1.0
-                want, self.ev_mode = sign * max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1), "pullover"
+                inside = max(0.0, width / 2.0 - float(ego.get("width", 1.8)) / 2.0 - 0.1)
+                if _governs_yield(view):  # yielding outranks staying in lane: clear the vehicle's path entirely
+                    clear = float(a.get("width", 2.0)) / 2.0 + float(ego.get("width", 1.8)) / 2.0 + 0.6
+                    inside = max(inside, clear - sign * float(a["route_d"]))
+                want, self.ev_mode = sign * inside, "pullover"
             self.ev_plan = (want, self.ev_mode)
             break
         if not self.yielding:
             self.ev_plan = None
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
-        rate = 1.2 * self.dt  # m per tick, a 3 s lane change
+        rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
         self.offset += max(-rate, min(rate, want - self.offset))
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
@@ -379,6 +384,13 @@ def _curvature(route: RoutePath) -> np.ndarray:
         if ds > 0.5:
             out[i] = abs(seg_h[min(j1, n - 2)] - seg_h[j0]) / ds
     return out
+
+
+def _governs_yield(view: Mapping[str, Any]) -> bool:
+    """Whether meta.governing makes yielding to emergency vehicles outrank the lane rules."""
+    gov = view.get("governing")
+    ids = [gov] if isinstance(gov, str) else list(gov or []) if isinstance(gov, (list, tuple)) else []
+    return any("emergency" in str(g) for g in ids)
 
 
 def _lane_busy(view: Mapping[str, Any], d: float) -> bool:
