@@ -16,6 +16,8 @@ Returned dict:
         centerline [[x, y], ...] ahead in the ego frame},
   speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...],
   driving_side, rules (meta.rules as given), governing (meta.governing).
+A light's state is WorldState.signals[signal_id], else signals[id]. Without meta.scene (a foreign
+.xosc) lights, stop signs (206) and speed limits (274) come from the map's own signals.
 """
 
 from __future__ import annotations
