@@ -14,12 +14,12 @@ __all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]
 PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetAction", "LongitudinalDistanceAction",
            "LateralDistanceAction", "AssignRouteAction", "FollowTrajectoryAction", "AcquirePositionAction",
            "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
-           "SpeedProfileAction", "LightStateAction")
+           "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction")
 GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
           "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction")
 _WRAPPERS = {"PrivateAction", "GlobalAction", "LongitudinalAction", "LateralAction", "RoutingAction", "ControllerAction",
              "EntityAction", "ParameterAction", "VariableAction", "InfrastructureAction", "TrafficSignalAction",
-             "AppearanceAction"}
+             "AppearanceAction", "TrailerAction"}
 
 
 def _leaf(el: Any) -> tuple[Any, str]:
@@ -96,6 +96,14 @@ class RuntimeAction:
         kind = lt[0].get("vehicleLightType") or lt[0].get("userDefinedLightType") if lt is not None and len(lt) else "light"
         st = self.el.find("LightState")
         c.entities[self.actor].properties[f"light.{kind}"] = st.get("mode", "") if st is not None else ""
+        self.done = True
+
+    def _start_ConnectTrailerAction(self, c: Any) -> None:
+        c.connect_trailer(self.actor, self.el.get("trailerRef"))
+        self.done = True
+
+    def _start_DisconnectTrailerAction(self, c: Any) -> None:
+        c.connect_trailer(self.actor, None)
         self.done = True
 
     def _start_AssignControllerAction(self, c: Any) -> None:

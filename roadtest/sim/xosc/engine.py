@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable
@@ -48,6 +47,11 @@ class ScenarioEngine:
             if ctrl is not None:
                 self.controllers[e.name] = {"xml": ctrl, "lat": False, "long": False}
         self.entity_names = list(self.entities)
+        for e in self.entities.values():
+            if e.trailer is not None:
+                if e.trailer not in self.entities:
+                    raise UnsupportedError("Trailer", self.file, 0, f"{e.name} tows {e.trailer!r}, which is no entity")
+                self.entities[e.trailer].tow = e.name
         self.motions = {n: Motion() for n in self.entities}
         self._lanes = LaneCache(self.network) if self.network is not None else None
         self.environment = Environment()
@@ -177,6 +181,7 @@ class ScenarioEngine:
                 self.running.append((None, ra))
         self._update_signals(0.0)
         self._started = False
+        self._place_trailers(straight=True)
 
     def controlled_externally(self, name: str) -> bool:
         """True when an active controller hands this entity to an external driver (an agent, a human).
@@ -228,7 +233,7 @@ class ScenarioEngine:
                 ra.step(self, self.tick)
         ext = set(external)
         for n, e in self.entities.items():
-            if not e.active or n in ext:
+            if not e.active or n in ext or e.tow is not None:
                 continue
             if self.hold_unattached_external and self.controlled_externally(n):
                 e.speed, e.accel, e.yaw_rate = 0.0, 0.0, 0.0  # nobody drives it: it waits, as esmini headless
@@ -243,6 +248,7 @@ class ScenarioEngine:
                 m = self.motions[n]
                 off = mt is None or not mt.on_road or mt.lane_type == "none"  # esmini: border lanes still count
                 m.offroad = m.offroad + self.tick if off else 0.0
+        self._place_trailers(straight=False)
         for _, ra in self.running:
             ra.post(self)
         self._complete_actions(time)
@@ -298,6 +304,19 @@ class ScenarioEngine:
             else:
                 still.append((el, ra))
         self.running = still
+
+    def _place_trailers(self, straight: bool) -> None:
+        from roadtest.sim.xosc.trailers import place_trailers
+
+        place_trailers(self.entities, self.network, straight)
+
+    def connect_trailer(self, tow: str, trailer: str | None) -> None:
+        """ConnectTrailerAction (trailer given) or DisconnectTrailerAction (None)."""
+        from roadtest.sim.xosc.trailers import connect
+
+        if trailer is not None and trailer not in self.entities:
+            raise self.error(self.sc.storyboard, "ConnectTrailerAction.trailerRef", f"unknown entity {trailer!r}")
+        connect(self.entities, self.motions, self.network, tow, trailer)
 
     # ------------------------------------------------------------------ context for conditions and actions
     def element(self, name: str, etype: str | None) -> Element | None:
@@ -449,35 +468,10 @@ class ScenarioEngine:
         return out
 
     def set_environment(self, env: Any) -> None:
-        if env is None:
-            return
-        kw: dict[str, Any] = {}
-        tod = env.find("TimeOfDay")
-        if tod is not None and tod.get("dateTime"):
-            kw["time_of_day"] = tod.get("dateTime")[:19]
-        w = env.find("Weather")
-        if w is not None:
-            if w.get("fractionalCloudCover"):
-                kw["cloudiness"] = int(w.get("fractionalCloudCover").replace("oktas", "") or 0) / 8
-            elif w.get("cloudState"):
-                kw["cloudiness"] = {"free": 0.0, "cloudy": 0.5, "overcast": 0.9, "rainy": 0.9}.get(w.get("cloudState"), 0.3)
-            p = w.find("Precipitation")
-            if p is not None:
-                kw["precipitation"] = p.get("precipitationType", "dry")
-                kw["precipitation_intensity"] = float(p.get("intensity", p.get("precipitationIntensity", "0")) or 0)
-            fog = w.find("Fog")
-            if fog is not None:
-                kw["fog_visual_range"] = float(fog.get("visualRange", "100000"))
-            sun = w.find("Sun")
-            if sun is not None:
-                kw["sun_elevation"] = float(sun.get("elevation", "1.0"))
-                kw["sun_azimuth"] = float(sun.get("azimuth", "0"))
-                lux = float(sun.get("intensity", sun.get("illuminance", "100000")) or 0)
-                kw["sun_intensity"] = lux if lux <= 1.0 else min(lux / 100000.0, 1.0)  # lux, full sun ~1e5
-        rc = env.find("RoadCondition")
-        if rc is not None:
-            kw["friction"] = float(rc.get("frictionScaleFactor", "1.0"))
-        self.environment = replace(self.environment, **kw)
+        from roadtest.sim.xosc.trailers import environment_from
+
+        if env is not None:
+            self.environment = environment_from(env, self.environment)
 
     def build_path(self, traj: Any, timing: Any, actor: str) -> TrajPath:
         """A Trajectory's shape as a dense polyline, with vertex times when a Timing is given."""

@@ -42,6 +42,10 @@ class EntityState:
     kind: str = "vehicle"  # vehicle | pedestrian | misc (the OpenSCENARIO element)
     bbox_cy: float = 0.0  # m, bounding box centre left of the reference point
     bbox_cz: float = 0.0  # m
+    hitch_dx: float | None = None  # m, trailer hitch forward of the reference point (a tow vehicle)
+    coupler_dx: float | None = None  # m, coupler forward of the reference point (a trailer)
+    trailer: str | None = None  # entity towed now
+    tow: str | None = None  # entity towing this one now; a towed trailer follows its hitch
 
 
 def _f(el: Any, k: str, d: float) -> float:
@@ -88,5 +92,10 @@ def build_entity(so: Any, eb: Any) -> tuple[EntityState, Any]:
         e.max_steer = _f(front, "maxSteering", e.max_steer) or e.max_steer
     if not math.isfinite(e.max_speed):
         e.max_speed = 70.0
+    hitch, coupler = body.find("TrailerHitch"), body.find("TrailerCoupler")
+    e.hitch_dx = _f(hitch, "dx", 0.0) if hitch is not None else None
+    e.coupler_dx = _f(coupler, "dx", 0.0) if coupler is not None else None
+    ref = body.find("Trailer/TrailerRef")
+    e.trailer = ref.get("entityRef") or None if ref is not None else None
     ctrl = so.find("ObjectController/Controller")
     return e, ctrl

@@ -178,8 +178,11 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
     m.standstill = m.standstill + dt if abs(e.speed) < 1e-4 else 0.0
     if m.path is not None:
         p = m.path
-        p.s = p.s_at_time(time) if p.times is not None else p.s + step
+        # reversing runs along the path too, the vehicle facing back along it
+        p.s = p.s_at_time(time) if p.times is not None else p.s + abs(step)
         x, y, z, h = p.pose(p.s)
+        if e.speed < 0 and p.times is None:
+            h = wrap(h + math.pi)
         if p.times is not None and dt > 0:
             e.speed = math.hypot(x - e.x, y - e.y) / dt
         e.x, e.y, e.z, e.h = x, y, z, h
@@ -189,6 +192,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
             r = locate(net, e.x, e.y, e.z, e.h)
             if r.lane is not None and r.lane.lane:
                 place(e, m, r, net)
+            else:
+                e.speed = 0.0  # the path ends off every road: nowhere to go on, it stops (as esmini)
             if m.path_done:
                 m.path_done()
         else:

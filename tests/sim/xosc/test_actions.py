@@ -203,3 +203,26 @@ def test_environment_action_and_empty_placeholder_action(tmp_path):
     assert (env.precipitation, env.precipitation_intensity, env.fog_visual_range, env.friction) == ("rain", 0.9, 80.0, 0.6)
     assert env.time_of_day == "2020-01-01T22:00:00" and env.sun_intensity == 0.05 and env.cloudiness == 0.9
     assert el(eng, "noop").state == COMPLETE
+
+
+def test_trailer_hangs_on_the_hitch_and_unhitches(tmp_path):
+    connect = '<PrivateAction><TrailerAction><ConnectTrailerAction trailerRef="Trailer"/></TrailerAction></PrivateAction>'
+    disconnect = '<PrivateAction><TrailerAction><DisconnectTrailerAction/></TrailerAction></PrivateAction>'
+    body = (event("hitch", connect, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+            + event("unhitch", disconnect, trigger("StartTrigger", sim_time(2))))
+    text = scenario(body, entities=("Ego", "Trailer"), init=teleport("Ego", 0, speed=5, h=0.0) + teleport("Trailer", -20, 3))
+    parts = text.split("</Vehicle>")
+    text = parts[0] + '<TrailerHitch dx="-1.0"/></Vehicle>' + parts[1] + '<TrailerCoupler dx="4.0"/></Vehicle>' + parts[2]
+    eng = engine(tmp_path, text, road=False)
+    steps(eng, 20)
+    ego, tr = eng.entities["Ego"], eng.entities["Trailer"]
+    assert tr.tow == "Ego" and ego.trailer == "Trailer"
+    hx, hy = ego.x - 1.0 * math.cos(ego.h), ego.y - 1.0 * math.sin(ego.h)
+    assert math.hypot(tr.x - hx, tr.y - hy) == pytest.approx(4.0)  # coupler on the hitch
+    assert math.atan2(hy - tr.y, hx - tr.x) == pytest.approx(tr.h)  # pointing at it
+    assert tr.speed == ego.speed
+    steps(eng, 25, 20)
+    assert tr.tow is None and ego.trailer is None and tr.speed == 0.0
+    x = tr.x
+    steps(eng, 5, 45)
+    assert tr.x == x and ego.x > x + 4  # the tow drives on, the trailer stays
