@@ -120,7 +120,7 @@ class _Tabulated(Geometry):
         raise NotImplementedError
 
     def _table(self) -> None:
-        n = max(64, int(self.length * 4) + 1)
+        n = min(max(64, int(self.length * 4) + 1), 200_000)
         p = np.linspace(0.0, self._p_max(), n)
         _, _, du, dv, _, _ = self._uv(p)
         speed = np.hypot(du, dv)

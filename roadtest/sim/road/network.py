@@ -36,11 +36,24 @@ def load_map(path: str | Path) -> "RoadNetwork":
     return RoadNetwork.from_bytes(data, str(p))
 
 
+def _check_finite(r: Road, source: str) -> None:
+    """Refuse a road whose reference line, elevation or lane edges evaluate to inf/NaN (overflowing cubics)."""
+    with np.errstate(all="ignore"):
+        for si, sec in enumerate(r.sections):
+            s = np.linspace(sec.s, sec.s_end, 9)
+            vals = [*r.ref(s), r.elevation(s), *(v for edges in r.bounds(si, s).values() for v in edges)]
+            if not all(np.isfinite(v).all() for v in vals):
+                raise MapError(f"{source}:{r.line}: <road id={r.id!r}>: its geometry or lane widths evaluate to "
+                               f"non-finite values in the laneSection at s={sec.s:g} (coefficients too large?)")
+
+
 class RoadNetwork:
     """A parsed OpenDRIVE map answering the lane API (see api.RoadNetworkAPI for each query)."""
 
     def __init__(self, data: bytes, source: str = "<string>"):
         pm = parse_xodr(data, source)
+        for r in pm.roads.values():
+            _check_finite(r, source)
         self.source = source
         self.digest = hashlib.sha256(data).hexdigest()
         self.roads: dict[str, Road] = pm.roads

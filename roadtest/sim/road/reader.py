@@ -16,10 +16,12 @@ from roadtest.sim.road.api import RoadMark, Signal
 from roadtest.sim.road.geometry import Arc, Geometry, Line, ParamPoly3, Piecewise, Poly, Poly3, Spiral
 from roadtest.sim.road.model import Connection, Junction, Lane, LaneSection, Link, RawObject, Road
 
-__all__ = ["parse_xodr", "ParsedMap", "GAP_TOL"]
+__all__ = ["parse_xodr", "ParsedMap", "GAP_TOL", "MAX_ABS", "MAX_LENGTH"]
 
 _REQ = object()
 GAP_TOL = 0.01  # m: planView pieces must meet the next piece and the road length within this
+MAX_ABS = 1e9  # no number in a real map is larger (UTM northings are ~1e7 m); larger ones overflow the cubics
+MAX_LENGTH = 1e6  # m: one road longer than 1000 km is a typo, and would take minutes to sample
 _SPEED_UNITS = {"m/s": 1.0, "km/h": 1 / 3.6, "mph": 0.44704}
 
 
@@ -50,14 +52,19 @@ class _Ctx:
             raise self.err(el, f"attribute {name}={raw!r} is not a number") from None
         if not math.isfinite(v):
             raise self.err(el, f"attribute {name}={raw!r} is not finite")
+        if abs(v) > MAX_ABS:
+            raise self.err(el, f"attribute {name}={raw!r} is out of range (expected |{name}| <= {MAX_ABS:g})")
         return v
 
     def i(self, el, name: str) -> int:
         raw = el.get(name)
         try:
-            return int(float(raw))
+            v = float(raw)
         except (TypeError, ValueError):
-            raise self.err(el, f"attribute {name}={raw!r} is not an integer lane id") from None
+            v = math.nan
+        if not (math.isfinite(v) and v.is_integer() and abs(v) <= MAX_ABS):
+            raise self.err(el, f"attribute {name}={raw!r} is not an integer lane id")
+        return int(v)
 
     def s(self, el, name: str, default=_REQ) -> str:
         raw = el.get(name)
@@ -154,8 +161,8 @@ def _geometry(cx: _Ctx, el) -> Geometry:
 def _road(cx: _Ctx, el) -> Road:
     rid = cx.s(el, "id")
     length = cx.f(el, "length")
-    if length <= 0:
-        raise cx.err(el, f"length={length}: expected > 0")
+    if not 0 < length <= MAX_LENGTH:
+        raise cx.err(el, f"length={length}: expected > 0 and <= {MAX_LENGTH:g} m")
     j = el.get("junction", "-1").strip()
     rule = el.get("rule", "RHT").strip().upper()
     if rule not in ("RHT", "LHT"):

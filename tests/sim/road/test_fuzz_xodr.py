@@ -1,0 +1,221 @@
+"""Property tests: a mutated OpenDRIVE file gives a working network or a MapError naming element and line.
+
+Real files (roadtest's own emitted roads, a few public maps) are mutated structurally with lxml and
+byte-wise, then loaded and queried; any other exception, or a hang, is a reader bug.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import re
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from roadtest.errors import MapError
+from roadtest.sim.road import RoadNetwork
+
+N = int(os.environ.get("ROADTEST_FUZZ_EXAMPLES", "0"))  # > 0: explore with more, non-derandomized examples
+FUZZ = settings(max_examples=N or 60, deadline=None, derandomize=not N, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+EMITTED = ["straight_speed_limit", "red_light_intersection"]
+PUBLIC = ["straight_500m_signs.xodr", "curve_r100.xodr", "jolengatan.xodr"]
+HANG_S = 10  # an example that takes longer than this is a hang (infinite loop), not slowness
+VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "-5", "0", "1e308", "-1e308", "1e-300", "3.5", "999", "start",
+          "end", "junction", "+", "none"]
+WHERE = re.compile(r":\d+: (<[\w?][^>]*>|not well-formed XML)")
+
+
+class Seeds(list):
+    """Seed files, shown by count in hypothesis reports (the bytes would bury the falsifying edits)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} seed files>"
+
+
+@pytest.fixture(scope="session")
+def emitted_maps(repo_root, tmp_path_factory) -> list[bytes]:
+    """road.xodr of a few of roadtest's own scenarios, written by `roadtest convert`."""
+    pytest.importorskip("roadtest.dsl.bundle_writer", reason="the scenario emitter is another module")
+    from roadtest.cli import main
+
+    out = []
+    for name in EMITTED:
+        src = repo_root / "scenarios" / f"{name}.yaml"
+        if not src.is_file():
+            continue
+        folder = tmp_path_factory.mktemp(name)
+        assert main(["convert", str(src), "-o", str(folder)]) == 0
+        out += [p.read_bytes() for p in sorted(folder.glob("*/road.xodr"))]
+    if not out:
+        pytest.skip("none of the emitted example scenarios is in this checkout")
+    return Seeds(out)
+
+
+@pytest.fixture(scope="session")
+def public_maps(conformance_dir) -> list[bytes]:
+    """A few esmini maps (signals, curves, a junction town) from the conformance corpus."""
+    xodr = conformance_dir / "esmini" / "resources" / "xodr"
+    out = [(xodr / n).read_bytes() for n in PUBLIC if (xodr / n).is_file()]
+    if not out:
+        pytest.skip(f"none of {PUBLIC} is in {xodr}")
+    return Seeds(out)
+
+
+@contextmanager
+def hang_guard(seconds: int = HANG_S):
+    """Fail (instead of hanging the suite) when the body runs longer than `seconds`."""
+    def boom(*_):
+        raise AssertionError(f"example ran over {seconds} s: an infinite loop in the reader or a query")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def exercise(net: RoadNetwork) -> None:
+    """A few queries on each of the first roads: poses, lanes, locate, graph, limits, polylines."""
+    for rid in net.road_ids()[:4]:
+        length = net.road_length(rid)
+        assert length > 0
+        for s in (0.0, 0.5 * length, length):
+            net.road_to_world(rid, s, 1.0)
+            for lane in net.lane_ids(rid, s)[:3]:
+                p = net.lane_to_world(rid, lane, s)
+                net.lane_width(rid, lane, s)
+                net.speed_limit(rid, lane, s)
+                net.neighbours(rid, lane, s)
+                net.signals_for(rid, lane, s, 50.0)
+                if all(map(math.isfinite, (p.x, p.y))):
+                    net.locate(p.x, p.y, p.h)
+        for lane in net.lane_ids(rid, 0.0)[:2]:
+            net.successors(rid, lane)
+            net.predecessors(rid, lane)
+            net.lane_polyline(rid, lane, "left", step=max(length / 20, 1.0))
+    net.objects  # noqa: B018 (resolved at load; touching it is the check)
+
+
+def load_and_query(data: bytes) -> None:
+    """The property: a working network, or a MapError whose message names a line and an element."""
+    with hang_guard():
+        try:
+            net = RoadNetwork(data, "fuzz.xodr")
+        except MapError as e:
+            assert str(e).startswith("fuzz.xodr:") and WHERE.search(str(e)), f"MapError without element/line: {e}"
+            return
+        exercise(net)
+
+
+# ---- mutations -------------------------------------------------------------------------------
+OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "dup_id"])
+EDIT = st.tuples(OPS, st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(VALUES))
+
+
+def mutate_tree(data: bytes, edits) -> bytes:
+    """Apply structural edits to the XML: attributes deleted/rewritten, elements dropped, duplicated, swapped."""
+    root = etree.fromstring(data)
+    for op, a, b, value in edits:
+        els = [e for e in root.iter() if isinstance(e.tag, str) and e is not root]
+        if not els:
+            break
+        el = els[a % len(els)]
+        attrs = sorted(el.attrib)
+        if op in ("del_attr", "set_attr") and attrs:
+            name = attrs[b % len(attrs)]
+            if op == "del_attr":
+                del el.attrib[name]
+            else:
+                el.set(name, value)
+        elif op == "drop":
+            el.getparent().remove(el)
+        elif op == "dup":
+            el.addnext(copy.deepcopy(el))
+        elif op == "swap" and el.getnext() is not None:
+            nxt = el.getnext()
+            el.getparent().remove(nxt)
+            el.addprevious(nxt)
+        elif op == "dup_id":
+            # give this element the id of another element of its kind (duplicate ids, crossed links)
+            same = [e for e in els if e.tag == el.tag and e.get("id") is not None]
+            if same and el.get("id") is not None:
+                el.set("id", same[b % len(same)].get("id"))
+    return etree.tostring(root)
+
+
+def mutate_bytes(data: bytes, edits) -> bytes:
+    """Byte-wise edits: truncate, delete, insert or flip bytes at positions."""
+    buf = bytearray(data)
+    for op, at, chunk in edits:
+        i = at % (len(buf) + 1)
+        if op == "truncate":
+            del buf[i:]
+        elif op == "delete":
+            del buf[i:i + 1 + len(chunk)]
+        elif op == "insert":
+            buf[i:i] = chunk
+        elif buf:
+            buf[i % len(buf)] ^= 1 << (len(chunk) % 8)
+    return bytes(buf)
+
+
+BYTE_EDITS = st.lists(st.tuples(st.sampled_from(["truncate", "delete", "insert", "flip"]), st.integers(0, 10**7),
+                                st.binary(max_size=6)), min_size=1, max_size=3)
+
+
+@FUZZ
+@given(pick=st.integers(0, 99), edits=st.lists(EDIT, min_size=1, max_size=3))
+def test_structural_mutations_of_emitted_roads(emitted_maps, pick, edits):
+    load_and_query(mutate_tree(emitted_maps[pick % len(emitted_maps)], edits))
+
+
+@FUZZ
+@given(pick=st.integers(0, 99), edits=st.lists(EDIT, min_size=1, max_size=3))
+def test_structural_mutations_of_public_maps(public_maps, pick, edits):
+    load_and_query(mutate_tree(public_maps[pick % len(public_maps)], edits))
+
+
+@settings(FUZZ, max_examples=N or 30)
+@given(pick=st.integers(0, 99), edits=BYTE_EDITS)
+def test_bytewise_mutations(emitted_maps, pick, edits):
+    load_and_query(mutate_bytes(emitted_maps[pick % len(emitted_maps)], edits))
+
+
+@pytest.mark.parametrize("edit, expect", [
+    (("del_attr_named", "geometry", "hdg"), "<geometry>"),
+    (("set", "width", "a", "nan"), "<width>"),
+    (("set", "road", "length", "-5"), "<road>"),
+    (("drop", "planView"), "<road>"),
+    (("set", "laneSection", "s", "abc"), "<laneSection>"),
+])
+def test_targeted_mutations_name_element_and_line(emitted_maps, edit, expect):
+    """Each typical mistake is refused with the offending element and its line."""
+    root = etree.fromstring(emitted_maps[0])
+    el = root.find(f".//{edit[1]}")
+    if edit[0] == "drop":
+        el.getparent().remove(el)
+    elif edit[0] == "set":
+        el.set(edit[2], edit[3])
+    else:
+        del el.attrib[edit[2]]
+    with pytest.raises(MapError) as e:
+        RoadNetwork(etree.tostring(root), "fuzz.xodr")
+    assert expect in str(e.value) and re.search(r"fuzz\.xodr:\d+:", str(e.value))
+    line = int(str(e.value).split(":")[1])
+    assert line >= 1
+
+
+def test_unmutated_inputs_load(emitted_maps):
+    """The seeds themselves are valid maps (else every mutation above tests nothing)."""
+    for data in emitted_maps:
+        exercise(RoadNetwork(data, "seed.xodr"))
