@@ -146,3 +146,21 @@ def test_expert_without_route_follows_its_lane_and_stops_behind_a_standing_car()
     end = states[-1].ego
     assert end.speed < 0.1 and 90.0 - 2.25 - (end.x + 2.25) > 2.0
     assert abs(end.y - LANE_Y) < 0.2
+
+
+@pytest.mark.parametrize("governing", [None, "yield_emergency_vehicle"])
+def test_expert_pulls_over_for_emergency_vehicle_on_a_single_lane(governing):
+    net = FakeStraightNetwork(length=700.0, center_mark="solid")
+    meta = {**straight_meta(length=700.0, speed_limit=12.0), "governing": governing}
+    ev = ActorState(id="amb", role="scenario", kind="emergency", x=0.0, y=LANE_Y, z=0, h=0.0, speed=18.0, vx=18.0,
+                    length=5.5, width=2.1, siren=True)
+    states = run_world(load_agent("expert"), meta, net, (40.0, LANE_Y, 0.0, 8.0), others=[Other(ev)], seconds=12.0)
+    alongside = [s for s in states if abs(s.actor("amb").x - s.ego.x) < 3.0]
+    assert alongside
+    assert all(s.ego.y < LANE_Y - 0.5 for s in alongside)  # at the right-hand side as it passes
+    if governing:  # yielding governs: clear of its path, even beyond the lane edge
+        assert all(abs(s.ego.y - LANE_Y) > (2.1 + s.ego.width) / 2 for s in alongside)
+    else:  # otherwise it slows down within its lane
+        assert alongside[0].ego.speed < 2.0
+        assert min(s.ego.y for s in states) - states[0].ego.width / 2 > -W - 0.05
+    assert states[-1].ego.speed > 3.0  # and drives on once it has passed
