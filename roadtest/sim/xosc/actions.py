@@ -16,10 +16,11 @@ PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetActio
            "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
            "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction")
 GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
-          "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction")
+          "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction",
+          "TrafficSwarmAction", "TrafficStopAction")
 _WRAPPERS = {"PrivateAction", "GlobalAction", "LongitudinalAction", "LateralAction", "RoutingAction", "ControllerAction",
              "EntityAction", "ParameterAction", "VariableAction", "InfrastructureAction", "TrafficSignalAction",
-             "AppearanceAction", "TrailerAction"}
+             "AppearanceAction", "TrailerAction", "TrafficAction"}
 
 
 def _leaf(el: Any) -> tuple[Any, str]:
@@ -159,6 +160,14 @@ class RuntimeAction:
 
     def _start_VariableModifyAction(self, c: Any) -> None:
         self._modify(c, self.el.getparent().get("variableRef"), "variables")
+
+    def _start_TrafficSwarmAction(self, c: Any) -> None:
+        c.start_swarm(self.el)
+        self.done = True
+
+    def _start_TrafficStopAction(self, c: Any) -> None:
+        c.stop_traffic(self.el.getparent().get("trafficName"))
+        self.done = True
 
     def _start_TrafficSignalStateAction(self, c: Any) -> None:
         c.signals[self.el.get("name")] = self.el.get("state")

@@ -32,6 +32,9 @@ class ScenarioEngine:
         self.file = str(self.path)
         self.seed, self.tick = seed, tick
         self.sc = load_scenario(self.path, params)
+        from roadtest.sim.xosc.validate import validate
+
+        validate(self.sc.root, self.file)
         self.params = self.sc.params
         self.variables: dict[str, Any] = {}
         for d in self.sc.root.findall("VariableDeclarations/VariableDeclaration"):
@@ -76,6 +79,7 @@ class ScenarioEngine:
         self.stop_trigger = C.build_trigger(st, self) if st is not None and len(st) else None
         self._init_actions = self._build_init(sb.find("Init/Actions"))
         self.running: list[tuple[Element | None, RuntimeAction]] = []
+        self._swarms: list[tuple[str | None, Any]] = []
         self.time = 0.0
         self.snap: dict[str, EntityState] = {}
         self.events: list[Event] = []
@@ -173,7 +177,8 @@ class ScenarioEngine:
     # ------------------------------------------------------------------ run
     def init(self) -> None:
         """Run the Init actions: positions, speeds, environment, controllers."""
-        for ra in self._init_actions:
+        # private actions first: global ones (a traffic swarm around an entity) see the entities placed
+        for ra in sorted(self._init_actions, key=lambda r: r.actor is None):
             ra.start(self)
             ra.step(self, 0.0)
             if not ra.done:
@@ -249,6 +254,8 @@ class ScenarioEngine:
                 off = mt is None or not mt.on_road or mt.lane_type == "none"  # esmini: border lanes still count
                 m.offroad = m.offroad + self.tick if off else 0.0
         self._place_trailers(straight=False)
+        for _, sw in self._swarms:
+            sw.step()
         for _, ra in self.running:
             ra.post(self)
         self._complete_actions(time)
@@ -304,6 +311,18 @@ class ScenarioEngine:
             else:
                 still.append((el, ra))
         self.running = still
+
+    def start_swarm(self, el: Any) -> None:
+        """TrafficSwarmAction: keep a seeded swarm of background vehicles around its central entity."""
+        from roadtest.sim.xosc.swarm import Swarm
+
+        self._swarms.append((el.getparent().get("trafficName"), Swarm(self, el, len(self._swarms))))
+        self._swarms[-1][1].step()
+
+    def stop_traffic(self, name: str | None) -> None:
+        for n, sw in self._swarms:
+            if name is None or n == name:
+                sw.stop()
 
     def _place_trailers(self, straight: bool) -> None:
         from roadtest.sim.xosc.trailers import place_trailers

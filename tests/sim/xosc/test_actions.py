@@ -226,3 +226,25 @@ def test_trailer_hangs_on_the_hitch_and_unhitches(tmp_path):
     x = tr.x
     steps(eng, 5, 45)
     assert tr.x == x and ego.x > x + 4  # the tow drives on, the trailer stays
+
+
+def test_traffic_swarm_is_seeded_and_stays_in_its_ellipse(tmp_path):
+    swarm = """<GlobalAction><TrafficAction trafficName="bg"><TrafficSwarmAction innerRadius="20" semiMajorAxis="150"
+      semiMinorAxis="20" numberOfVehicles="6" velocity="8"><CentralObject entityRef="Ego"/></TrafficSwarmAction>
+      </TrafficAction></GlobalAction>"""
+    stop = '<GlobalAction><TrafficAction trafficName="bg"><TrafficStopAction/></TrafficAction></GlobalAction>'
+    body = event("stop", stop, trigger("StartTrigger", sim_time(3)))
+    runs = []
+    for _ in range(2):
+        eng = engine(tmp_path, scenario(body, init=swarm + lane_teleport("Ego", -1, 250, 10)))
+        ego = eng.entities["Ego"]
+        bg = [e for e in eng.entities.values() if e.role == "background"]
+        assert len(bg) == 6 and all(e.active and e.speed == 8 and e.lane is not None for e in bg)
+        assert all(20 <= math.hypot(e.x - ego.x, e.y - ego.y) <= 150 for e in bg)
+        steps(eng, 40)
+        live = [e for e in eng.entities.values() if e.role == "background" and e.active]
+        assert len(live) == 6
+        runs.append(sorted((round(e.x, 6), round(e.y, 6)) for e in live))
+        steps(eng, 30, 40)
+        assert not any(e.active for e in eng.entities.values() if e.role == "background")
+    assert runs[0] == runs[1]  # same seed, same swarm
