@@ -159,7 +159,7 @@ class ExpertAgent(AutonomousAgent):
             if not a.get("siren") or a.get("route_s") is None:
                 continue
             in_way = abs(a["route_d"]) < width * 0.75 or abs(a["route_d"] - self.offset) < width * 0.75
-            behind = -80.0 <= a["route_s"] <= 2.0
+            behind = -80.0 <= a["route_s"] <= 2.0 and float(a.get("speed", 0.0)) > max(2.0, 0.5 * speed)  # coming up
             clear = float(a.get("length", 5.0)) / 2.0 + float(ego.get("length", 4.5)) / 2.0 + 3.0 + 1.6 * speed
             passing = a["id"] in self.yielding and a["route_s"] < clear  # back only a safe time gap behind it
             if passing and a["route_s"] > 0.0:
