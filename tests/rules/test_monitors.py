@@ -56,7 +56,7 @@ def work_zone_speed(case):
 
 
 def fog_speed_limit(case):
-    vis, v = {"satisfied": (50.0, 8.0), "violated": (40.0, 12.0), "boundary": (51.0, 20.0)}[case]
+    vis, v = {"satisfied": (50.0, 8.0), "violated": (50.0, 12.0), "boundary": (52.0, 20.0)}[case]
     return drive(const(v, 30), env=lambda i: Environment(fog_visual_range=vis)), meta("fog_speed_limit")
 
 
