@@ -28,8 +28,8 @@ FUZZ = settings(max_examples=N or 60, deadline=None, derandomize=not N, database
 EMITTED = ["straight_speed_limit", "red_light_intersection"]
 PUBLIC = ["straight_500m_signs.xodr", "curve_r100.xodr", "jolengatan.xodr"]
 HANG_S = 10  # an example that takes longer than this is a hang (infinite loop), not slowness
-VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "-5", "0", "1e308", "-1e308", "1e-300", "3.5", "999", "start",
-          "end", "junction", "+", "none"]
+VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "-5", "0", "1", "-2", "0.001", "1e5", "1e308", "-1e308", "1e-300",
+          "3.5", "999", "start", "end", "junction", "+", "none"]
 WHERE = re.compile(r":\d+: (<[\w?][^>]*>|not well-formed XML)")
 
 

@@ -200,34 +200,51 @@ def test_unmutated_seeds_play(emitted_scenarios):
         play(folder / name)
 
 
-# ---- known crashes in roadtest/sim/xosc: minimal reproducers on the emitted straight_speed_limit scenario ----
-def crash(case: str, xpath: str, op: str, attr: str, value: str, exc: type, where: str, message: str):
-    """One known crash: edit the first element at xpath; xfail while `exc` escapes from `where`."""
+# ---- crashes found in roadtest/sim/xosc: minimal reproducers (emitted straight_speed_limit or an esmini file) ----
+def crash(case: str, xpath: str, op: str, attr: str, value: str, exc: type, where: str, message: str,
+          seed: str = "straight"):
+    """One known crash: edit the first element at xpath of the seed; xfail while `exc` escapes from `where`."""
     KNOWN[(exc.__name__, where)] = case
-    return pytest.param(xpath, op, attr, value, id=case, marks=pytest.mark.xfail(
+    return pytest.param(seed, xpath, op, attr, value, id=case, marks=pytest.mark.xfail(
         strict=False, raises=exc, reason=f"xosc crash, not a UserError: {exc.__name__} in {where}: {message}"))
 
 
+def fixed(case: str, xpath: str, op: str, attr: str, value: str, seed: str = "straight"):
+    """A crash the fuzzing found and the xosc package has since fixed: now a plain regression case."""
+    return pytest.param(seed, xpath, op, attr, value, id=case)
+
+
 REPRODUCERS = [
-    crash("time-condition-without-value", ".//SimulationTimeCondition", "del", "value", "", ValueError,
-          "conditions._f", "SimulationTimeCondition.value missing"),
-    crash("unknown-rule", ".//SimulationTimeCondition", "set", "rule", "hero", ValueError, "conditions.compare",
-          "hero"),
-    crash("delay-not-a-number", ".//Condition", "set", "delay", "hero", ValueError, "conditions._build_condition",
-          "could not convert string to float: 'hero'"),
-    crash("speed-action-without-dynamics", ".//SpeedActionDynamics", "drop", "", "", AttributeError,
-          "actions._start_SpeedAction", "'NoneType' object has no attribute 'get'"),
-    crash("target-speed-not-a-number", ".//AbsoluteTargetSpeed", "set", "value", "abc", ValueError, "actions._f",
+    fixed("time-condition-without-value", ".//SimulationTimeCondition", "del", "value", ""),
+    fixed("unknown-rule", ".//SimulationTimeCondition", "set", "rule", "hero"),
+    fixed("delay-not-a-number", ".//Condition", "set", "delay", "hero"),
+    fixed("speed-action-without-dynamics", ".//SpeedActionDynamics", "drop", "", ""),
+    fixed("target-speed-not-a-number", ".//AbsoluteTargetSpeed", "set", "value", "abc"),
+    fixed("dimension-not-a-number", ".//Dimensions", "set", "width", "abc"),
+    fixed("event-count-not-a-number", ".//Event", "set", "maximumExecutionCount", "x"),
+    crash("lane-position-without-road", ".//LanePosition", "del", "roadId", "", KeyError, "positions.resolve",
+          "'roadId'"),
+    fixed("lane-position-s-not-a-number", ".//LanePosition", "set", "s", "none"),
+    crash("sun-azimuth-not-a-number", ".//Sun", "set", "azimuth", "abc", ValueError, "trailers.environment_from",
           "could not convert string to float: 'abc'"),
-    crash("dimension-not-a-number", ".//Dimensions", "set", "width", "abc", ValueError, "entities._f",
-          "could not convert string to float: 'abc'"),
+    crash("rev-minor-not-an-integer", ".//FileHeader", "set", "revMinor", "x", ValueError, "parser.load_scenario",
+          "invalid literal for int() with base 10: 'x'"),
+    crash("ttc-target-entity-without-ref", ".//TimeToCollisionConditionTarget/EntityRef", "del", "entityRef", "",
+          KeyError, "conditions.ttc", "None", seed="slow-lead-vehicle.xosc"),
+    crash("ttc-target-empty", ".//TimeToCollisionConditionTarget/EntityRef", "drop", "", "", AttributeError,
+          "engine.resolve_position", "'NoneType' object has no attribute 'kind'", seed="slow-lead-vehicle.xosc"),
+    crash("state-condition-without-ref", ".//StoryboardElementStateCondition", "del", "storyboardElementRef", "",
+          TypeError, "engine.element", "argument of type 'NoneType' is not iterable", seed="lane_change.xosc"),
 ]
 
 
-@pytest.mark.parametrize("xpath, op, attr, value", REPRODUCERS)
-def test_known_crash_reproducer(emitted_scenarios, xpath, op, attr, value):
-    """Each mutation must give a UserError (or play); today the xosc package crashes (xfail until fixed)."""
-    folder, name, data = next(s for s in emitted_scenarios if s[0].name.startswith("straight"))
+@pytest.mark.parametrize("seed, xpath, op, attr, value", REPRODUCERS)
+def test_crash_reproducer(request, seed, xpath, op, attr, value):
+    """Each mutation gives a UserError (or plays); the crash() cases still crash today (xfail until fixed)."""
+    if seed.endswith(".xosc"):
+        folder, name, data = next(s for s in request.getfixturevalue("public_scenarios") if s[1] == seed)
+    else:
+        folder, name, data = next(s for s in request.getfixturevalue("emitted_scenarios") if s[0].name.startswith(seed))
     root = etree.fromstring(data)
     el = root.find(xpath)
     assert el is not None, f"{xpath} is not in the emitted scenario any more: update the reproducer"
