@@ -6,8 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from roadtest.sim.api import Event
 
 __all__ = ["Box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE"]
@@ -31,37 +29,44 @@ class Box:
     kind: str = "car"
 
 
-def _corners(b: Box) -> np.ndarray:
+def _corners(b: Box) -> list[tuple[float, float]]:
     c, s = math.cos(b.h), math.sin(b.h)
     hl, hw = 0.5 * b.length, 0.5 * b.width
-    local = np.array([[hl, hw], [-hl, hw], [-hl, -hw], [hl, -hw]])
-    rot = np.array([[c, -s], [s, c]])
-    return local @ rot.T + np.array([b.x, b.y])
+    return [(b.x + c * lx - s * ly, b.y + s * lx + c * ly) for lx, ly in ((hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw))]
 
 
 def boxes_overlap(a: Box, b: Box) -> bool:
     """Separating-axis test of two oriented rectangles (touching counts as overlap)."""
     ca, cb = _corners(a), _corners(b)
     for h in (a.h, b.h):
-        for axis in ((math.cos(h), math.sin(h)), (-math.sin(h), math.cos(h))):
-            pa = ca @ axis
-            pb = cb @ axis
-            if pa.max() < pb.min() or pb.max() < pa.min():
+        c, s = math.cos(h), math.sin(h)
+        for ux, uy in ((c, s), (-s, c)):
+            pa = [x * ux + y * uy for x, y in ca]
+            pb = [x * ux + y * uy for x, y in cb]
+            if max(pa) < min(pb) or max(pb) < min(pa):
                 return False
     return True
 
 
 def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
-    """Index pairs (i < j) whose boxes overlap; a bounding-circle test first keeps it near-linear in practice."""
+    """Index pairs (i < j) whose boxes overlap: a sweep along x over bounding circles, then the exact test."""
     n = len(boxes)
     if n < 2:
         return []
-    xy = np.array([[b.x, b.y] for b in boxes])
-    r = np.array([0.5 * math.hypot(b.length, b.width) for b in boxes])
-    d2 = ((xy[:, None, :] - xy[None, :, :]) ** 2).sum(-1)
-    reach = (r[:, None] + r[None, :]) ** 2
-    ii, jj = np.nonzero(np.triu(d2 <= reach, 1))
-    return [(int(i), int(j)) for i, j in zip(ii, jj) if boxes_overlap(boxes[i], boxes[j])]
+    r = [0.5 * math.hypot(b.length, b.width) for b in boxes]
+    order = sorted(range(n), key=lambda k: boxes[k].x)
+    rmax = max(r)
+    out = []
+    for a_pos, i in enumerate(order):
+        bi, ri = boxes[i], r[i]
+        for j in order[a_pos + 1:]:
+            bj = boxes[j]
+            if bj.x - bi.x > ri + rmax:
+                break
+            reach = ri + r[j]
+            if (bj.x - bi.x) ** 2 + (bj.y - bi.y) ** 2 <= reach * reach and boxes_overlap(bi, bj):
+                out.append((i, j) if i < j else (j, i))
+    return sorted(out)
 
 
 class EventDetector:

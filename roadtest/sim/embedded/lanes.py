@@ -11,7 +11,7 @@ import numpy as np
 
 from roadtest.sim.api import ActorState
 
-__all__ = ["LaneTable", "STEP", "T_STEP", "make_actor"]
+__all__ = ["LaneTable", "STEP", "T_STEP", "make_actor", "actor_from_fields"]
 
 STEP = 0.5  # m between centre samples (chord error below 1 cm for radii above 3 m)
 T_STEP = 10.0  # m between samples of the centre's lateral t (it changes slowly along a lane)
@@ -31,11 +31,19 @@ def make_actor(**values) -> ActorState:
     return a
 
 
+def actor_from_fields(fields: dict) -> ActorState:
+    """An ActorState from a dict that names every field (unchecked: callers list them all)."""
+    a = object.__new__(ActorState)
+    object.__setattr__(a, "__dict__", fields)
+    return a
+
+
 class _Lane:
-    __slots__ = ("s", "x", "y", "z", "h", "ts", "tv", "wv", "dir")
+    __slots__ = ("s", "x", "y", "z", "h", "t", "ts", "tv", "wv", "dir")
 
     def __init__(self, s, x, y, z, h, ts, tv, wv, d):
         self.s, self.x, self.y, self.z, self.h, self.ts, self.tv, self.wv, self.dir = s, x, y, z, h, ts, tv, wv, d
+        self.t = np.interp(s, ts, tv).tolist()  # the centre's lateral t at every pose sample
 
 
 class LaneTable:
@@ -112,10 +120,7 @@ class LaneTable:
         y = ln.y[i] + u * (ln.y[i + 1] - ln.y[i])
         z = ln.z[i] + u * (ln.z[i + 1] - ln.z[i])
         h = ln.h[i] + u * (ln.h[i + 1] - ln.h[i])
-        j = bisect.bisect_right(ln.ts, s) - 1
-        j = 0 if j < 0 else len(ln.ts) - 2 if j > len(ln.ts) - 2 else j
-        w = min(1.0, max(0.0, (s - ln.ts[j]) / (ln.ts[j + 1] - ln.ts[j])))
-        t = ln.tv[j] + w * (ln.tv[j + 1] - ln.tv[j])
+        t = ln.t[i] + u * (ln.t[i + 1] - ln.t[i])
         if offset:
             # The road frame's left normal is the lane's left normal for lanes along s, its right one against s.
             k = offset * ln.dir

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.embedded.lanes import LaneTable, make_actor
+from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor
 
 __all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
 
@@ -144,7 +144,8 @@ class Traffic:
     # ---- lane geometry helpers -------------------------------------------------------------------
     def extent(self, road: str, lane: int) -> tuple[float, float]:
         """[s_start, s_end] where this lane id exists on its road."""
-        return self.table.extent(road, lane)
+        e = self.table._extent.get((road, lane))
+        return e if e is not None else self.table.extent(road, lane)
 
     def _remaining(self, road: str, lane: int, s: float, d: int) -> float:
         lo, hi = self.extent(road, lane)
@@ -443,10 +444,11 @@ class Traffic:
         out = []
         for v in self.vehicles:
             c, s = math.cos(v.h), math.sin(v.h)
-            out.append(make_actor(id=v.id, role="background", kind=v.kind, x=v.x, y=v.y, z=v.z, h=v.h, speed=v.speed,
-                                  vx=v.speed * c, vy=v.speed * s, ax=v.accel, ay=v.speed * v.yaw_rate,
-                                  yaw_rate=v.yaw_rate, length=v.length, width=v.width, height=v.height,
-                                  lane=LanePos(v.road, v.lane, v.s, v.t)))
+            out.append(actor_from_fields({
+                "id": v.id, "role": "background", "kind": v.kind, "x": v.x, "y": v.y, "z": v.z, "h": v.h,
+                "speed": v.speed, "vx": v.speed * c, "vy": v.speed * s, "ax": v.accel, "ay": v.speed * v.yaw_rate,
+                "yaw_rate": v.yaw_rate, "length": v.length, "width": v.width, "height": v.height,
+                "lane": LanePos(v.road, v.lane, v.s, v.t), "siren": False, "visible": True}))
         for w in self.walkers:
             out.append(make_actor(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
                                   speed=w.speed, vx=w.speed * math.cos(w.h), vy=w.speed * math.sin(w.h),

@@ -123,3 +123,14 @@ def test_vehicles_leaving_at_a_dead_end_are_replaced_out_of_sight_of_the_ego():
                 ids.add(v.id)
                 assert abs(v.x - ego[0]) >= 80.0 - 3.0  # appeared out of sight (slot jitter 3 m)
     assert len(tr.vehicles) == n and len(ids) > n
+
+
+def test_background_actor_states_are_complete_actor_states():
+    import dataclasses
+
+    from roadtest.sim.api import ActorState
+
+    tr = Traffic(FakeStraightRoads(length=300.0, nr=2, sidewalk=True), {"vehicles": 3, "pedestrians": 1}, seed=0)
+    for a in tr.actor_states():
+        assert a == ActorState(**dataclasses.asdict(a) | {"lane": a.lane})
+        assert a.lane.road == "1" and a.role == "background"
