@@ -83,7 +83,9 @@ def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
     """Parse OpenDRIVE bytes into roads and junctions."""
     cx = _Ctx(source)
     try:
-        root = etree.fromstring(data, etree.XMLParser(remove_comments=True, huge_tree=True))
+        # no external entities (a map must not read other local files); libxml2 caps entity amplification
+        parser = etree.XMLParser(remove_comments=True, huge_tree=True, resolve_entities=False, no_network=True)
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
         raise MapError(f"{source}:{e.lineno}: not well-formed XML: {e.msg}") from None
     if root.tag != "OpenDRIVE":

@@ -219,3 +219,16 @@ def test_unmutated_inputs_load(emitted_maps):
     """The seeds themselves are valid maps (else every mutation above tests nothing)."""
     for data in emitted_maps:
         exercise(RoadNetwork(data, "seed.xodr"))
+
+
+@pytest.mark.parametrize("entities, ref", [
+    ('<!ENTITY f SYSTEM "file:///etc/hostname">', "&f;"),
+    ('<!ENTITY a "aaaaaaaaaa">' + "".join(f'<!ENTITY a{i} "{("&a%s;" % ("" if i == 1 else i - 1)) * 10}">'
+                                          for i in range(1, 8)), "&a7;"),
+])
+def test_entities_neither_read_files_nor_explode(emitted_maps, entities, ref):
+    """An external entity or a 'billion laughs' expansion is refused as malformed XML, at once."""
+    head, body = emitted_maps[0].split(b"\n", 1)
+    data = head + f"\n<!DOCTYPE OpenDRIVE [{entities}]>\n".encode() + body.replace(b'name="', f'name="{ref}'.encode(), 1)
+    with hang_guard(5), pytest.raises(MapError, match=r"fuzz\.xodr:\d+: not well-formed XML"):
+        RoadNetwork(data, "fuzz.xodr")

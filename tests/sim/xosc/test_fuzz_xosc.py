@@ -26,7 +26,7 @@ N = int(os.environ.get("ROADTEST_FUZZ_EXAMPLES", "0"))  # > 0: explore with more
 FUZZ = settings(max_examples=N or 40, deadline=None, derandomize=not N, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 EMITTED = ["straight_speed_limit", "red_light_intersection"]
-PUBLIC = ["cut-in_simple.xosc", "slow-lead-vehicle.xosc", "lane_change.xosc"]
+PUBLIC = ["cut-in_simple.xosc", "slow-lead-vehicle.xosc", "lane_change.xosc", "highway_merge.xosc"]
 STEPS, TICK = 20, 0.05
 HANG_S = 20
 VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "0", "1e308", "-1e308", "3.5", "999", "$nope", "hero", "Ego",
@@ -235,6 +235,10 @@ REPRODUCERS = [
           "engine.resolve_position", "'NoneType' object has no attribute 'kind'", seed="slow-lead-vehicle.xosc"),
     crash("state-condition-without-ref", ".//StoryboardElementStateCondition", "del", "storyboardElementRef", "",
           TypeError, "engine.element", "argument of type 'NoneType' is not iterable", seed="lane_change.xosc"),
+    crash("headway-condition-without-ref", ".//TimeHeadwayCondition", "del", "entityRef", "", KeyError,
+          "conditions.thw", "None", seed="cut-in_simple.xosc"),
+    crash("relative-target-speed-without-ref", ".//RelativeTargetSpeed", "del", "entityRef", "", KeyError,
+          "actions._target_speed", "None", seed="highway_merge.xosc"),
 ]
 
 
