@@ -150,7 +150,10 @@ class RuntimeAction:
     def _modify(self, c: Any, ref: str, store: str) -> None:
         rule = self.el.find("Rule")
         op = rule[0] if rule is not None and len(rule) else None
-        cur = float(getattr(c, store).get(ref, 0.0))
+        try:
+            cur = float(getattr(c, store).get(ref, 0.0))
+        except (TypeError, ValueError):
+            raise c.error(self.el, f"{self.name}.parameterRef", f"{ref!r} is not a number, cannot modify it") from None
         v = _f(op, "value")
         c.set_param(ref, cur + v if op is not None and op.tag == "AddValue" else cur * v, store)
         self.done = True

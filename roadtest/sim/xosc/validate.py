@@ -70,6 +70,11 @@ NUMERIC: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "TrailerCoupler": (("dx",), ()),
     "FromLaneCoordinates": (("pathS", "laneId", "laneOffset"), ("pathS",)),
     "FromRoadCoordinates": (("pathS", "t"), ("pathS",)),
+    "Fog": (("visualRange",), ()),
+    "Precipitation": (("intensity", "precipitationIntensity"), ()),
+    "Sun": (("intensity", "illuminance", "azimuth", "elevation"), ()),
+    "RoadCondition": (("frictionScaleFactor",), ()),
+    "TrafficSignalStateAction": ((), ()),
     "AddValue": (("value",), ("value",)),
     "MultiplyByValue": (("value",), ("value",)),
 }
