@@ -84,21 +84,25 @@ def hang_guard(seconds: int = HANG_S):
         signal.signal(signal.SIGALRM, old)
 
 
+def finite(p) -> bool:
+    return all(math.isfinite(v) for v in (p.x, p.y, p.z, p.h))
+
+
 def exercise(net: RoadNetwork) -> None:
     """A few queries on each of the first roads: poses, lanes, locate, graph, limits, polylines."""
     for rid in net.road_ids()[:4]:
         length = net.road_length(rid)
         assert length > 0
         for s in (0.0, 0.5 * length, length):
-            net.road_to_world(rid, s, 1.0)
+            assert finite(net.road_to_world(rid, s, 1.0)), f"road {rid} s={s}: non-finite pose"
             for lane in net.lane_ids(rid, s)[:3]:
                 p = net.lane_to_world(rid, lane, s)
-                net.lane_width(rid, lane, s)
+                assert finite(p), f"road {rid} lane {lane} s={s}: non-finite pose {p}"
+                assert net.lane_width(rid, lane, s) >= 0
                 net.speed_limit(rid, lane, s)
                 net.neighbours(rid, lane, s)
                 net.signals_for(rid, lane, s, 50.0)
-                if all(map(math.isfinite, (p.x, p.y))):
-                    net.locate(p.x, p.y, p.h)
+                net.locate(p.x, p.y, p.h)
         for lane in net.lane_ids(rid, 0.0)[:2]:
             net.successors(rid, lane)
             net.predecessors(rid, lane)
