@@ -119,7 +119,7 @@ def roadtest_run(bundle) -> tuple[float, dict]:
                           "collisions": sum(e.kind == "collision" for s in sim.trace.states for e in s.events)}
 
 
-def highway_env(seed: int):
+def make_highway_env(seed: int):
     import gymnasium
     import highway_env  # noqa: F401
 
@@ -136,7 +136,7 @@ def highway_env(seed: int):
 
 def highway_env_step_run(seed: int) -> tuple[float, int]:
     """env.step with the IDLE action (kinematics observation included); (steps/s, episodes reset)."""
-    env = highway_env(seed)
+    env = make_highway_env(seed)
     idle = 1  # DiscreteMetaAction: 0 LANE_LEFT, 1 IDLE, 2 LANE_RIGHT, 3 FASTER, 4 SLOWER
     wall, resets = 0.0, 0
     for k in range(STEPS):
@@ -152,7 +152,7 @@ def highway_env_step_run(seed: int) -> tuple[float, int]:
 
 def highway_core_run(seed: int) -> float:
     """highway-env's simulation alone, as env.step runs it: every vehicle acts, then the road integrates."""
-    env = highway_env(seed)
+    env = make_highway_env(seed)
     road = env.unwrapped.road
     t0 = time.perf_counter()
     for _ in range(STEPS):

@@ -22,9 +22,9 @@ from roadtest.sim.api import (
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
 from roadtest.sim.embedded.events import DRIVABLE, Box, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, make_actor
-from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.embedded.sensors import observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
+from roadtest.sim.road.api import LaneMatch
 
 __all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "signal_colour", "GOAL_RADIUS",
            "DEFAULT_MAX_TIME"]

@@ -1,7 +1,6 @@
 """The simulation loop on stand-in engine and map: two-phase tick, ego dynamics, termination, sensors, events."""
 
 import json
-from pathlib import Path
 
 import pytest
 
