@@ -196,7 +196,12 @@ def test_bytewise_mutations(emitted_maps, pick, edits):
 
 
 @pytest.mark.parametrize("edit, expect", [
-    (("del_attr_named", "geometry", "hdg"), "<geometry>"),
+    (("del", "geometry", "hdg"), "<geometry>"),
+    (("set", "lane", "id", "inf"), "<lane>"),  # was OverflowError (int of an infinite float)
+    (("set", "validity", "fromLane", "-inf"), "<validity>"),  # was OverflowError
+    (("set", "lane", "id", "1.5"), "<lane>"),
+    (("set", "geometry", "x", "1e308"), "<geometry>"),  # was ValueError from the KD-tree (inf coordinates)
+    (("set", "road", "length", "1e7"), "<road>"),
     (("set", "width", "a", "nan"), "<width>"),
     (("set", "road", "length", "-5"), "<road>"),
     (("drop", "planView"), "<road>"),
@@ -217,6 +222,14 @@ def test_targeted_mutations_name_element_and_line(emitted_maps, edit, expect):
     assert expect in str(e.value) and re.search(r"fuzz\.xodr:\d+:", str(e.value))
     line = int(str(e.value).split(":")[1])
     assert line >= 1
+
+
+def test_non_finite_geometry_is_refused_even_within_number_limits(emitted_maps, monkeypatch):
+    """The network's backstop: a road evaluating to inf/NaN is a MapError naming the road, not a KD-tree crash."""
+    monkeypatch.setattr("roadtest.sim.road.reader.MAX_ABS", math.inf)
+    data = emitted_maps[0].replace(b'<width a="3.5"', b'<width a="1e308"', 1).replace(b'b="0"', b'b="1e308"')
+    with pytest.raises(MapError, match=r"fuzz\.xodr:\d+: <road id='1'>: .*non-finite"):
+        RoadNetwork(data, "fuzz.xodr")
 
 
 def test_unmutated_inputs_load(emitted_maps):
