@@ -123,7 +123,10 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
         raise ScenarioError(Problem(file, root.sourceline or 0, 0, "",
                                     "a ParameterValueDistribution file: expand it with expand_distribution()"))
     header = root.find("FileHeader")
-    rev_minor = int(header.get("revMinor", "0")) if header is not None else 0
+    try:
+        rev_minor = int(header.get("revMinor", "0")) if header is not None else 0
+    except ValueError:
+        raise fail(header, "FileHeader.revMinor", f"expected an integer, got {header.get('revMinor')!r}", file) from None
     scope = ParamScope()
     decls = root.find("ParameterDeclarations")
     if overrides:

@@ -92,6 +92,19 @@ ENUMS = {
 RULED = ("SimulationTimeCondition", "SpeedCondition", "AccelerationCondition", "RelativeSpeedCondition",
          "DistanceCondition", "RelativeDistanceCondition", "TimeHeadwayCondition",
          "TimeToCollisionCondition", "ParameterCondition", "VariableCondition", "TimeOfDayCondition")
+REQUIRED = {  # tag -> attributes that must be present and non-empty (references, names)
+    "LanePosition": ("roadId",), "RoadPosition": ("roadId",),
+    "RelativeLanePosition": ("entityRef",), "RelativeRoadPosition": ("entityRef",),
+    "RelativeWorldPosition": ("entityRef",), "RelativeObjectPosition": ("entityRef",),
+    "EntityRef": ("entityRef",), "TimeHeadwayCondition": ("entityRef",), "RelativeDistanceCondition": ("entityRef",),
+    "RelativeSpeedCondition": ("entityRef",), "RelativeTargetSpeed": ("entityRef",),
+    "RelativeTargetLane": ("entityRef",), "RelativeTargetLaneOffset": ("entityRef",),
+    "LongitudinalDistanceAction": ("entityRef",), "LateralDistanceAction": ("entityRef",),
+    "SynchronizeAction": ("masterEntityRef",), "CentralObject": ("entityRef",),
+    "StoryboardElementStateCondition": ("storyboardElementRef", "storyboardElementType", "state"),
+    "ParameterCondition": ("parameterRef",), "TrafficSignalCondition": ("name", "state"),
+    "TrafficSignalStateAction": ("name", "state"), "ConnectTrailerAction": ("trailerRef",),
+}
 CHILDREN = {
     "SpeedAction": (("SpeedActionDynamics", "TransitionDynamics"), ("SpeedActionTarget",)),
     "LaneChangeAction": (("LaneChangeActionDynamics",), ("LaneChangeTarget",)),
@@ -103,6 +116,7 @@ CHILDREN = {
     "LaneChangeTarget": (("AbsoluteTargetLane", "RelativeTargetLane"),),
     "LaneOffsetTarget": (("AbsoluteTargetLaneOffset", "RelativeTargetLaneOffset"),),
     "TimeToCollisionCondition": (("TimeToCollisionConditionTarget",),),
+    "TimeToCollisionConditionTarget": (("EntityRef", "Position"),),
     "ByEntityCondition": (("TriggeringEntities",), ("EntityCondition",)),
     "CollisionCondition": (("EntityRef", "ByType"),),
     "SynchronizeAction": (("TargetPositionMaster",), ("TargetPosition",)),
@@ -158,6 +172,9 @@ def validate(root: Any, file: str) -> None:
                 bad(el, f"{tag}.{a}", f"{v!r} is not one of {', '.join(allowed)}")
         if tag in RULED and el.get("rule") is None:
             bad(el, f"{tag}.rule", f"missing; expected one of {', '.join(RULES)}")
+        for a in REQUIRED.get(tag, ()):
+            if not el.get(a):
+                bad(el, f"{tag}.{a}", "missing")
         for alternatives in CHILDREN.get(tag, ()):
             if not any(el.find(c) is not None for c in alternatives):
                 bad(el, f"{tag}.{alternatives[0]}", f"missing <{'> or <'.join(alternatives)}>")
