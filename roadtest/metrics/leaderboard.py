@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta, travel_direction
+from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import ActorState, Termination, Trace, WorldState
 
 __all__ = [
@@ -280,46 +281,6 @@ def detect_stops(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> 
     return out
 
 
-def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: Sequence[float],
-                     checkpoints: int = 4) -> tuple[list[Violation], list[float]]:
-    """MinimumSpeedRouteTest: ego speed over mean background speed per route piece; an event below 100 %.
-
-    Departure: only background vehicles heading the ego's way (within 90 degrees) are its traffic; oncoming
-    traffic says nothing about how fast the ego could go behind a truck it must not overtake.
-    """
-    events: list[Violation] = []
-    values: list[float] = []
-    ego_sum = bg_sum = 0.0
-    have = False
-    k = 0
-
-    def close(t: float) -> None:
-        nonlocal ego_sum, bg_sum, have
-        if have and bg_sum > 0:
-            v = round(ego_sum / bg_sum * 100.0, 2)
-            values.append(v)
-        else:
-            v = 100.0
-        if v < 100.0:
-            events.append(Violation(t, 0.0, v, "min_speed_infractions",
-                                    f"Average speed is {v}% of the surrounding traffic's one", {"percentage": v}))
-        ego_sum = bg_sum = 0.0
-        have = False
-
-    for (st, ego), p in zip(ticks, progress):
-        bg = [abs(a.speed) for a in st.actors if a.role == "background" and math.cos(a.h - ego.h) > 0]
-        if bg:
-            ego_sum += abs(ego.speed)
-            bg_sum += sum(bg) / len(bg)
-            have = True
-        while k < checkpoints - 1 and p >= 100.0 * (k + 1) / checkpoints:
-            close(st.time)
-            k += 1
-    if ticks and k == checkpoints - 1 and progress and progress[-1] > 95.0:
-        close(ticks[-1][0].time)
-    return events, values
-
-
 def _outside_lanes(ticks, progress_m: Sequence[float], meta: dict) -> Violation | None:
     """OutsideRouteLanesTest: route metres passed while off the driving lanes or against the route lane's direction.
 
@@ -444,7 +405,7 @@ def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkp
         inf[v.kind].append(v)
     inf["red_light"] += detect_red_lights(ticks, meta)
     inf["stop_infraction"] += detect_stops(ticks, meta)
-    ms_events, ms_values = detect_min_speed(ticks, pct, checkpoints) if route else ([], [])
+    ms_events, ms_values = detect_min_speed(ticks, pct, checkpoints, meta) if route else ([], [])
     inf["min_speed_infractions"] += ms_events
     if route is not None:
         off = _outside_lanes(ticks, progress_m, meta)

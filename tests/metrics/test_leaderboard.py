@@ -149,13 +149,13 @@ def test_blocked_after_180s_and_min_speed():
 def test_min_speed_checkpoint_factor():
     meta = straight_meta(100)
     xs = ramp(0, 100)
-    bg = {i: [actor("b", 0.0, 20.0, role="background", speed=20.0)] for i in range(len(xs))}
+    bg = {i: [actor("b", x, 3.5, role="background", speed=20.0)] for i, x in enumerate(xs)}  # in the next lane
     r = lb.evaluate(drive(xs, [10.0] * len(xs), extra=bg), meta)  # ego 10 m/s vs background 20 m/s: 50 % at each of 4 checkpoints
     assert len(r.infractions["min_speed_infractions"]) == 4
     assert r.score_penalty == pytest.approx((0.7 + 0.3 * 0.5) ** 4, abs=1e-6)
     b2d = lb.evaluate(drive(xs, extra=bg), meta, min_speed_penalty=False)
     assert b2d.score_penalty == 1.0
-    oncoming = {i: [actor("b", 0.0, 20.0, role="background", speed=20.0, h=math.pi)] for i in range(len(xs))}
+    oncoming = {i: [actor("b", x, 3.5, role="background", speed=20.0, h=math.pi)] for i, x in enumerate(xs)}
     assert lb.evaluate(drive(xs, [10.0] * len(xs), extra=oncoming), meta).infractions["min_speed_infractions"] == ()
 
 
@@ -232,3 +232,46 @@ def test_route_timeout_grows_with_progress(seconds, timed_out):
     xs = [min(10.5, 0.5 * i) for i in range(seconds + 1)]
     r = lb.evaluate(drive(xs, [0.5] * len(xs), tick=1.0), straight_meta(100))
     assert bool(r.infractions["route_timeout"]) is timed_out
+
+
+def _min_speed_events(speed: float, extra_at, meta=None, bg_offset: float = 3.5) -> int:
+    """Min-speed events of an ego at `speed` beside 20 m/s background traffic, with extra_at(x) added each tick."""
+    xs = ramp(0, 100)
+    extra = {i: [actor("b", x, bg_offset, role="background", speed=20.0)] + extra_at(x) for i, x in enumerate(xs)}
+    r = lb.evaluate(drive(xs, [speed] * len(xs), extra=extra), meta or straight_meta(100))
+    return len(r.infractions["min_speed_infractions"])
+
+
+@pytest.mark.parametrize("gap, excused", [(3.0 * 5.0 + 10.0 - 0.2, True), (3.0 * 5.0 + 10.0 + 0.2, False)])
+def test_min_speed_excused_behind_a_lead_within_the_safe_gap(gap, excused):
+    # lead rear at 3 s x 5 m/s + 10 m beyond the ego's front (car and lead 4.5 m long): the boundary of the safe gap
+    lead = lambda x: [actor("truck", x + 2.25 + gap + 2.25, 0.0, kind="truck", speed=5.0, length=4.5)]
+    assert _min_speed_events(5.0, lead) == (0 if excused else 4)
+    assert _min_speed_events(5.0, lambda x: []) == 4  # without the lead the slow ego is charged
+
+
+@pytest.mark.parametrize("speed, excused", [(13.9 - 1.0 + 0.05, True), (13.9 - 1.0 - 0.05, False)])
+def test_min_speed_excused_at_the_limit_in_force(speed, excused):
+    # road limit 13.9 m/s; faster (speeding) traffic does not make driving at the limit too slow
+    assert _min_speed_events(speed, lambda x: []) == (0 if excused else 4)
+
+
+def test_min_speed_caps_from_signs_zones_and_fog():
+    from roadtest.metrics.min_speed import speed_cap
+    from roadtest.sim.api import Environment, WorldState
+    from metrics_synth import ego
+
+    meta = straight_meta(100, signs=[{"id": "speed_limit", "road": "1", "s": 40.0, "value": 30.0, "unit": "km/h"}],
+                         zones=[{"kind": "school_zone", "road": "1", "s_start": 70.0, "s_end": 90.0, "speed_limit": 5.0}])
+    meta["rules"] = [{"id": "fog_speed_limit", "params": {"visibility_threshold": 50.0, "fog_speed": 4.0}}]
+    clear = WorldState(time=0.0, frame=0, actors=())
+    fog = WorldState(time=0.0, frame=0, actors=(), environment=Environment(fog_visual_range=50.0))
+    assert speed_cap(clear, ego(39.0, 0.0), meta) == pytest.approx(13.9)
+    assert speed_cap(clear, ego(41.0, 0.0), meta) == pytest.approx(30 / 3.6)
+    assert speed_cap(clear, ego(80.0, 0.0), meta) == pytest.approx(5.0)
+    assert speed_cap(fog, ego(10.0, 0.0), meta) == pytest.approx(4.0)
+
+
+def test_min_speed_ignores_traffic_far_from_the_ego():
+    assert _min_speed_events(5.0, lambda x: [], bg_offset=3.5) == 4
+    assert _min_speed_events(5.0, lambda x: [], bg_offset=61.0) == 0

@@ -1,0 +1,109 @@
+"""Leaderboard MinimumSpeedRouteTest with a fairer comparison: only traffic the ego could keep up with counts.
+
+The leaderboard divides the ego's speed by the mean speed of every other vehicle, per route quarter.
+roadtest departs from it in three ways, so that a driver obeying the rules is not charged:
+  - traffic: only background vehicles heading the ego's way (within 90 degrees) and within
+    TRAFFIC_RADIUS of it; oncoming or far-away traffic says nothing about how fast the ego could go;
+  - lead: a tick is left out when a vehicle is ahead of the ego in its lane within the safe gap
+    (LEAD_HEADWAY s at the ego's speed plus LEAD_STANDSTILL m), e.g. behind a truck it may not pass;
+  - cap: a tick is left out when the ego drives within CAP_MARGIN of the lowest limit in force
+    (road limit, last speed-limit sign passed, zone limit, and a fog rule's speed when visibility is low).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from roadtest.metrics.base import Violation
+from roadtest.sim.api import ActorState, WorldState
+
+__all__ = ["TRAFFIC_RADIUS", "LEAD_HEADWAY", "LEAD_STANDSTILL", "LEAD_HALF_WIDTH", "CAP_MARGIN",
+           "detect_min_speed", "speed_cap", "excused"]
+
+TRAFFIC_RADIUS = 60.0  # m
+LEAD_HEADWAY = 3.0  # s
+LEAD_STANDSTILL = 10.0  # m
+LEAD_HALF_WIDTH = 2.0  # m, lateral offset in the ego frame still counted as the ego's lane
+CAP_MARGIN = 1.0  # m/s
+_KMH = 1 / 3.6
+_NOT_VEHICLES = {"pedestrian", "officer", "walker", "static", "obstacle", "barrier", "cone", "prop"}
+
+
+def speed_cap(st: WorldState, ego: ActorState, meta: dict) -> float | None:
+    """Lowest speed limit in force at the ego (m/s), from meta.json's scene and rules; None if none is known."""
+    scene = meta.get("scene") or {}
+    caps = [float(scene["speed_limit"])] if scene.get("speed_limit") else []
+    ln = ego.lane
+    if ln is not None:
+        road, s = str(ln.road), ln.s
+        for z in scene.get("zones") or []:
+            if z.get("speed_limit") and str(z.get("road", road)) == road \
+                    and float(z.get("s_start", 0.0)) <= s <= float(z.get("s_end", 0.0)):
+                caps.append(float(z["speed_limit"]))
+        best = None  # (distance behind the ego, limit) of the nearest speed-limit sign passed
+        for sg in scene.get("signs") or []:
+            if "speed_limit" not in str(sg.get("id")) or sg.get("value") is None or str(sg.get("road")) != road:
+                continue
+            behind = (s - float(sg["s"])) * (-1.0 if sg.get("direction") == "backward" else 1.0)
+            if behind >= 0 and (best is None or behind < best[0]):
+                best = (behind, float(sg["value"]) * (_KMH if sg.get("unit", "km/h") in ("km/h", None) else 1.0))
+        if best:
+            caps.append(best[1])
+    for r in meta.get("rules") or []:
+        p = r.get("params") or {}
+        if "fog_speed" in p and "visibility_threshold" in p:
+            if st.environment.fog_visual_range <= float(p["visibility_threshold"]):
+                caps.append(float(p["fog_speed"]))
+    return min(caps) if caps else None
+
+
+def excused(st: WorldState, ego: ActorState, meta: dict) -> bool:
+    """True when a lead vehicle within the safe gap or a limit in force keeps the ego from going faster."""
+    reach = LEAD_HEADWAY * max(abs(ego.speed), 0.0) + LEAD_STANDSTILL + (ego.length / 2)
+    c, s = math.cos(ego.h), math.sin(ego.h)
+    for a in st.actors:
+        if a.role == "ego" or a.kind in _NOT_VEHICLES:
+            continue
+        dx, dy = a.x - ego.x, a.y - ego.y
+        lon, lat = dx * c + dy * s, -dx * s + dy * c
+        if 0.0 < lon - a.length / 2 <= reach and abs(lat) <= LEAD_HALF_WIDTH:
+            return True
+    cap = speed_cap(st, ego, meta)
+    return cap is not None and abs(ego.speed) >= cap - CAP_MARGIN
+
+
+def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: Sequence[float],
+                     checkpoints: int = 4, meta: dict | None = None) -> tuple[list[Violation], list[float]]:
+    """MinimumSpeedRouteTest: ego speed over mean nearby same-direction traffic per route piece; an event below 100 %."""
+    events: list[Violation] = []
+    values: list[float] = []
+    ego_sum = bg_sum = 0.0
+    have = False
+    k = 0
+
+    def close(t: float) -> None:
+        nonlocal ego_sum, bg_sum, have
+        v = 100.0
+        if have and bg_sum > 0:
+            v = round(ego_sum / bg_sum * 100.0, 2)
+            values.append(v)
+        if v < 100.0:
+            events.append(Violation(t, 0.0, v, "min_speed_infractions",
+                                    f"Average speed is {v}% of the surrounding traffic's one", {"percentage": v}))
+        ego_sum = bg_sum = 0.0
+        have = False
+
+    for (st, ego), p in zip(ticks, progress):
+        bg = [abs(a.speed) for a in st.actors if a.role == "background" and a.kind not in _NOT_VEHICLES
+              and math.cos(a.h - ego.h) > 0 and math.hypot(a.x - ego.x, a.y - ego.y) <= TRAFFIC_RADIUS]
+        if bg and not excused(st, ego, meta or {}):
+            ego_sum += abs(ego.speed)
+            bg_sum += sum(bg) / len(bg)
+            have = True
+        while k < checkpoints - 1 and p >= 100.0 * (k + 1) / checkpoints:
+            close(st.time)
+            k += 1
+    if ticks and k == checkpoints - 1 and progress and progress[-1] > 95.0:
+        close(ticks[-1][0].time)
+    return events, values
