@@ -17,6 +17,7 @@ from roadtest.sim.xosc.motion import LaneCache, Motion, Path as TrajPath, advanc
 from roadtest.sim.xosc.parser import load_scenario, where
 from roadtest.sim.xosc.positions import PositionSpec, Resolved, parse_position, resolve, wrap
 from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY, Element, build_tree
+from roadtest.sim.xosc.trailers import SignalControllers
 
 __all__ = ["EntityState", "ScenarioEngine", "EXTERNAL_KINDS", "controller_kind"]
 
@@ -59,7 +60,7 @@ class ScenarioEngine:
         self._lanes = LaneCache(self.network) if self.network is not None else None
         self.environment = Environment()
         self.signals: dict[str, str] = {}
-        self._tsc = self._build_signal_controllers()
+        self._tsc = SignalControllers(self.sc.traffic_signal_controllers)
         self._pos_cache: dict[int, Resolved] = {}
         sb = self.sc.storyboard
         self.stories = build_tree(sb, lambda tx: C.build_trigger(tx, self), self._int_attr)
@@ -163,15 +164,6 @@ class ScenarioEngine:
                 out += make_action(a, [], self)
             else:
                 raise UnsupportedError(a.tag, *self.where(a))
-        return out
-
-    def _build_signal_controllers(self) -> dict[str, dict]:
-        out = {}
-        for c in self.sc.traffic_signal_controllers:
-            phases = [(p.get("name", ""), float(p.get("duration", "0") or 0),
-                       [(s.get("trafficSignalId"), s.get("state")) for s in p.findall("TrafficSignalState")])
-                      for p in c.findall("Phase")]
-            out[c.get("name", "")] = {"phases": phases, "delay": float(c.get("delay", "0") or 0), "index": -1, "t0": 0.0}
         return out
 
     # ------------------------------------------------------------------ run
@@ -353,34 +345,13 @@ class ScenarioEngine:
         return datetime.fromisoformat(self.environment.time_of_day[:19]) + timedelta(seconds=self.time)
 
     def controller_phase(self, name: str) -> str | None:
-        c = self._tsc.get(name)
-        if not c or c["index"] < 0:
-            return None
-        return c["phases"][c["index"]][0]
+        return self._tsc.phase(name)
 
     def set_controller_phase(self, name: str, phase: str) -> None:
-        c = self._tsc.get(name)
-        if c is None:
-            return
-        for i, p in enumerate(c["phases"]):
-            if p[0] == phase:
-                c["index"], c["t0"] = i, self.time
-                for sid, st in p[2]:
-                    self.signals[sid] = st
+        self._tsc.set_phase(name, phase, self.time, self.signals)
 
     def _update_signals(self, t: float) -> None:
-        for c in self._tsc.values():
-            phases = c["phases"]
-            if not phases or t < c["delay"] - 1e-9:
-                continue
-            if c["index"] < 0:
-                c["index"], c["t0"] = 0, c["delay"]
-            else:
-                while t - c["t0"] >= phases[c["index"]][1] - 1e-9 and phases[c["index"]][1] > 0:
-                    c["t0"] += phases[c["index"]][1]
-                    c["index"] = (c["index"] + 1) % len(phases)
-            for sid, st in phases[c["index"]][2]:
-                self.signals[sid] = st
+        self._tsc.update(t, self.signals)
 
     # Durations count from the end of the first tick in the state, as esmini stamps them (so one tick less
     # than the time accumulated); -1 when the entity is not in the state at all.

@@ -1,4 +1,4 @@
-"""Towed trailers hanging on their hitch, and the Environment element read into the backend-neutral one."""
+"""Towed trailers on their hitch, traffic signal controller phases, and Environment elements: world state helpers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from roadtest.sim.api import Environment
 from roadtest.sim.xosc.positions import locate, wrap
 
-__all__ = ["place_trailers", "connect", "environment_from"]
+__all__ = ["place_trailers", "connect", "environment_from", "SignalControllers"]
 
 
 def place_trailers(entities: dict[str, Any], net: Any, straight: bool) -> None:
@@ -79,3 +79,43 @@ def environment_from(env: Any, current: Environment) -> Environment:
     if rc is not None:
         kw["friction"] = float(rc.get("frictionScaleFactor", "1.0"))
     return replace(current, **kw)
+
+
+class SignalControllers:
+    """TrafficSignalController phases cycling by their durations after the controller's delay."""
+
+    def __init__(self, controllers: list[Any]):
+        self.c: dict[str, dict] = {}
+        for c in controllers:
+            phases = [(p.get("name", ""), float(p.get("duration", "0") or 0),
+                       [(s.get("trafficSignalId"), s.get("state")) for s in p.findall("TrafficSignalState")])
+                      for p in c.findall("Phase")]
+            self.c[c.get("name", "")] = {"phases": phases, "delay": float(c.get("delay", "0") or 0), "index": -1, "t0": 0.0}
+
+    def phase(self, name: str) -> str | None:
+        c = self.c.get(name)
+        return c["phases"][c["index"]][0] if c and c["index"] >= 0 else None
+
+    def set_phase(self, name: str, phase: str, now: float, signals: dict[str, str]) -> None:
+        """TrafficSignalControllerAction: jump to a phase now."""
+        c = self.c.get(name)
+        for i, p in enumerate(c["phases"] if c else []):
+            if p[0] == phase:
+                c["index"], c["t0"] = i, now
+                for sid, st in p[2]:
+                    signals[sid] = st
+
+    def update(self, t: float, signals: dict[str, str]) -> None:
+        """Advance every controller to time t and write its phase's signal states."""
+        for c in self.c.values():
+            phases = c["phases"]
+            if not phases or t < c["delay"] - 1e-9:
+                continue
+            if c["index"] < 0:
+                c["index"], c["t0"] = 0, c["delay"]
+            else:
+                while t - c["t0"] >= phases[c["index"]][1] - 1e-9 and phases[c["index"]][1] > 0:
+                    c["t0"] += phases[c["index"]][1]
+                    c["index"] = (c["index"] + 1) % len(phases)
+            for sid, st in phases[c["index"]][2]:
+                signals[sid] = st

@@ -248,3 +248,23 @@ def test_traffic_swarm_is_seeded_and_stays_in_its_ellipse(tmp_path):
         steps(eng, 30, 40)
         assert not any(e.active for e in eng.entities.values() if e.role == "background")
     assert runs[0] == runs[1]  # same seed, same swarm
+
+
+def test_signal_controller_phases_cycle_after_the_delay():
+    from lxml import etree
+
+    from roadtest.sim.xosc.trailers import SignalControllers
+
+    ctl = etree.fromstring("""<TrafficSignalController name="c" delay="1">
+      <Phase name="go" duration="3"><TrafficSignalState trafficSignalId="5" state="green"/></Phase>
+      <Phase name="stop" duration="2"><TrafficSignalState trafficSignalId="5" state="red"/></Phase>
+      </TrafficSignalController>""")
+    sc, sig = SignalControllers([ctl]), {}
+    seen = []
+    for t in (0.5, 1.0, 3.9, 4.0, 5.9, 6.0, 9.0):
+        sc.update(t, sig)
+        seen.append((sc.phase("c"), sig.get("5")))
+    assert seen == [(None, None), ("go", "green"), ("go", "green"), ("stop", "red"), ("stop", "red"),
+                    ("go", "green"), ("stop", "red")]
+    sc.set_phase("c", "go", 9.5, sig)
+    assert sig["5"] == "green"
