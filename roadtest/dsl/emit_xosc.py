@@ -183,9 +183,12 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
             ev.add_action(f"{name}_lane", _lane_change(actor.id, _lanes_left(layout, user, target) or 1,
                                                        b.duration, actor.speed))
         elif b.action == "cross_road":
+            # The speed goes first: the timed trajectory (lateral and longitudinal control) started after it
+            # overrides it under OpenSCENARIO's newest-action-wins rule, so the walker crosses on the vertex
+            # times; scenario_runner ignores vertex times and walks the polyline at this speed.
             action, _ = _crossing(actor, spot, b, layout)
-            ev.add_action(f"{name}_walk", action)
             ev.add_action(f"{name}_speed", _speed(b.speed))
+            ev.add_action(f"{name}_walk", action)
         elif b.action == "pull_over":
             user = spot.user_lane or 1
             outer_side = "right" if layout.fwd_sign < 0 else "left"  # kerb side of forward traffic
