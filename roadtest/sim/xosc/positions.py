@@ -105,9 +105,9 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
     if k == "LanePosition":
         road, lane = a["roadId"], int(float(a["laneId"]))
         r = _lane_pose(net, road, lane, _num(a, "s"), _num(a, "offset"))
-        # as esmini: the base heading is the road's for right lanes and reversed for left lanes,
-        # whatever the map's traffic rule (left-hand-traffic_by_heading.xosc relies on it)
-        base = net.road_to_world(road, r.lane.s, 0.0).h + (math.pi if lane > 0 else 0.0)
+        # the base heading is the lane's driving direction: reversed for left lanes on a
+        # right-hand-traffic road (esmini's reading) and for right lanes on a rule="LHT" road
+        base = net.road_to_world(road, r.lane.s, 0.0).h + (math.pi if net.lane_direction(road, lane) < 0 else 0.0)
         r.h = _orient(spec, wrap(base))
         return r
     if k == "RoadPosition":
