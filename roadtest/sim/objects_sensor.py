@@ -61,6 +61,10 @@ class RoutePath:
         self.seg_dir = seg / np.maximum(self.seg_len, 1e-9)[:, None]
         self.cum = np.r_[0.0, np.cumsum(self.seg_len)]
         self.length = float(self.cum[-1]) if len(self.cum) else 0.0
+        # per-segment columns, split once so a projection is a few flat array operations
+        self._ax, self._ay = self.pts[:-1, 0].copy(), self.pts[:-1, 1].copy()
+        self._dx, self._dy = self.seg_dir[:, 0].copy(), self.seg_dir[:, 1].copy()
+        self._seg_heading = [math.atan2(ty, tx) for tx, ty in self.seg_dir.tolist()]
 
     def __len__(self) -> int:
         return len(self.pts)
@@ -69,10 +73,11 @@ class RoutePath:
         """(s along, d lateral left positive, route heading) of the nearest point, optionally within [s_min, s_max]."""
         if len(self.pts) < 2:
             return 0.0, 0.0, 0.0
-        p = np.array([x, y], dtype=float)
-        u_raw = np.einsum("ij,ij->i", p - self.pts[:-1], self.seg_dir)
-        u = np.clip(u_raw, 0.0, self.seg_len)
-        dist = np.linalg.norm(p - (self.pts[:-1] + self.seg_dir * u[:, None]), axis=1)
+        dx, dy = self._dx, self._dy
+        u_raw = (x - self._ax) * dx + (y - self._ay) * dy
+        u = np.minimum(np.maximum(u_raw, 0.0), self.seg_len)
+        ex, ey = x - (self._ax + dx * u), y - (self._ay + dy * u)
+        dist = np.sqrt(ex * ex + ey * ey)
         if s_min is not None or s_max is not None:
             lo = -np.inf if s_min is None else s_min
             hi = np.inf if s_max is None else s_max
@@ -83,9 +88,9 @@ class RoutePath:
         ui = float(u[i])
         if (i == 0 and u_raw[0] < 0.0) or (i == len(u) - 1 and u_raw[i] > self.seg_len[i]):
             ui = float(u_raw[i])  # past an end: extend the end segment so distances stay signed
-        tx, ty = self.seg_dir[i]
-        fx, fy = self.pts[i] + self.seg_dir[i] * ui
-        return float(self.cum[i] + ui), float(tx * (y - fy) - ty * (x - fx)), math.atan2(ty, tx)
+        tx, ty = float(dx[i]), float(dy[i])
+        fx, fy = float(self._ax[i]) + tx * ui, float(self._ay[i]) + ty * ui
+        return float(self.cum[i]) + ui, tx * (y - fy) - ty * (x - fx), self._seg_heading[i]
 
     def point_at(self, s: float) -> tuple[float, float, float]:
         """World (x, y, heading) at arc length s, extrapolating past either end."""
@@ -93,9 +98,19 @@ class RoutePath:
             p = self.pts[0] if len(self.pts) else np.zeros(2)
             return float(p[0]), float(p[1]), 0.0
         i = min(max(int(np.searchsorted(self.cum, s, side="right")) - 1, 0), len(self.seg_len) - 1)
+        u = s - float(self.cum[i])
+        tx, ty = float(self._dx[i]), float(self._dy[i])
+        return float(self._ax[i]) + tx * u, float(self._ay[i]) + ty * u, self._seg_heading[i]
+
+    def points_at(self, s: np.ndarray) -> np.ndarray:
+        """N x 2 world points at the arc lengths `s` (point_at for many at once)."""
+        s = np.asarray(s, dtype=float)
+        if len(self.pts) < 2:
+            p = self.pts[0] if len(self.pts) else np.zeros(2)
+            return np.tile(p, (len(s), 1))
+        i = np.clip(np.searchsorted(self.cum, s, side="right") - 1, 0, len(self.seg_len) - 1)
         u = s - self.cum[i]
-        p = self.pts[i] + self.seg_dir[i] * u
-        return float(p[0]), float(p[1]), math.atan2(self.seg_dir[i][1], self.seg_dir[i][0])
+        return np.column_stack([self._ax[i] + self._dx[i] * u, self._ay[i] + self._dy[i] * u])
 
 
 def sign_speed_limit(sign: Mapping[str, Any]) -> float | None:
@@ -207,6 +222,13 @@ def _actors(state: WorldState, ego: ActorState, route: RoutePath | None, ego_rs:
     return out
 
 
+def _ego_frame_many(ego: ActorState, pts: np.ndarray) -> np.ndarray:
+    """N x 2 world points to the ego frame (to_ego_frame for many at once, same arithmetic)."""
+    c, s = math.cos(ego.h), math.sin(ego.h)
+    dx, dy = pts[:, 0] - ego.x, pts[:, 1] - ego.y
+    return np.column_stack([c * dx + s * dy, -s * dx + c * dy])
+
+
 def _lane_info(network: Any, ego: ActorState, match: Any, static: "_Static") -> dict[str, Any] | None:
     if network is None or match is None:
         return None
@@ -226,7 +248,7 @@ def _lane_info(network: Any, ego: ActorState, match: Any, static: "_Static") -> 
             info[side] = {"lane": lid, "mark": mark.type if mark else None, "color": mark.color if mark else None,
                           "crossing_allowed": allowed}
         ahead = static.centreline(match.road, match.lane, match.s, ego.x, ego.y)
-        info["centerline"] = [list(to_ego_frame(ego.x, ego.y, ego.h, x, y)) for x, y in ahead]
+        info["centerline"] = _ego_frame_many(ego, ahead).tolist()
     except Exception:  # noqa: BLE001 - partial lane info is still useful
         pass
     return info
@@ -255,16 +277,15 @@ class _Static:
                 self.lanes[key] = None
         return self.lanes[key]
 
-    def centreline(self, road: str, lane: int, s: float, x: float, y: float, distance: float = 50.0) -> list[tuple[float, float]]:
+    def centreline(self, road: str, lane: int, s: float, x: float, y: float, distance: float = 50.0) -> np.ndarray:
         """World points every 2 m along the lane (then its first successors) from the point nearest (x, y)."""
         path = self.lane_path(road, lane)
         if path is None:
-            return lane_ahead(self.network, road, lane, s, distance)
-        out: list[tuple[float, float]] = []
+            return np.asarray(lane_ahead(self.network, road, lane, s, distance), dtype=float).reshape(-1, 2)
+        out: list[np.ndarray] = []
         start = path.project(x, y)[0]
         for _ in range(4):
-            pos = np.arange(max(start, 0.0), min(path.length, start + distance) + 1e-9, 2.0)
-            out += [path.point_at(float(u))[:2] for u in pos]
+            out.append(path.points_at(np.arange(max(start, 0.0), min(path.length, start + distance) + 1e-9, 2.0)))
             distance -= path.length - start
             succ = self.network.successors(road, lane) if distance > 0 else []
             if not succ:
@@ -274,7 +295,7 @@ class _Static:
             if path is None:
                 break
             start = 0.0
-        return out
+        return np.concatenate(out)
 
 
 _STATIC: dict[tuple[int, int], _Static] = {}  # memo per (map, meta) object pair: a pure cache of static data

@@ -1,0 +1,110 @@
+"""Cost of the privileged objects sensor: one expert episode per scenario with the current sensor and
+with a baseline sensor from an earlier commit, in the same process, as a ratio; traces compared exactly.
+
+The baseline is the objects_sensor.py of git revision --baseline (default: the last commit before the
+sensor was vectorised), loaded from `git show` into its own module and swapped in for the run.
+Run: python3 benchmarks/agents_bench.py [TARGET ...] [--baseline REV] [--repeat 2]
+(TARGET: scenario .yaml, suite or bundle folder; default scenarios/suites/smoke.yaml)
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+import time
+import types
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE_REV = "ba23cba"  # objects_sensor.py before issue 5's vectorisation (memoised, point by point)
+SENSOR_PATH = "roadtest/sim/objects_sensor.py"
+
+
+def baseline_sensor(rev: str = BASELINE_REV) -> types.ModuleType:
+    """The objects sensor module as it was at git revision `rev`, as a fresh module object."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{SENSOR_PATH}"], check=True,
+                         capture_output=True, text=True).stdout
+    mod = types.ModuleType(f"objects_sensor_at_{rev}")
+    exec(compile(src, f"{rev}:{SENSOR_PATH}", "exec"), mod.__dict__)  # noqa: S102 - our own file from our own history
+    return mod
+
+
+@contextmanager
+def sensor_swapped(mod: types.ModuleType | None) -> Iterator[None]:
+    """Make the simulator and the expert use `mod`'s objects_view and RoutePath (None: leave as is)."""
+    import roadtest.agents.expert as expert
+    import roadtest.sim.objects_sensor as current
+
+    if mod is None:
+        yield
+        return
+    saved = current.objects_view, expert.RoutePath, expert.to_ego_frame
+    current.objects_view, expert.RoutePath, expert.to_ego_frame = mod.objects_view, mod.RoutePath, mod.to_ego_frame
+    try:
+        yield
+    finally:
+        current.objects_view, expert.RoutePath, expert.to_ego_frame = saved
+
+
+def episode(bundle_path: str, mod: types.ModuleType | None) -> tuple[float, int, float, list]:
+    """(wall s, ticks, s spent in objects_view, states as dicts) of one expert episode, seed 0."""
+    import roadtest.sim.objects_sensor as current
+    from roadtest.bundle import load_bundle
+    from roadtest.runner.episode import run_episode
+    from roadtest.sim.api import SimSettings
+
+    bundle = load_bundle(bundle_path)
+    with sensor_swapped(mod):
+        inner, spent = current.objects_view, [0.0]
+
+        def timed(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - t
+
+        current.objects_view = timed
+        try:
+            t0 = time.perf_counter()
+            trace = run_episode(bundle, 0, "expert", SimSettings())
+            wall = time.perf_counter() - t0
+        finally:
+            current.objects_view = inner
+    return wall, len(trace.states), spent[0], [asdict(s) for s in trace.states] + [asdict(a) for a in trace.agent]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("targets", nargs="*", type=Path, default=[ROOT / "scenarios" / "suites" / "smoke.yaml"])
+    ap.add_argument("--baseline", default=BASELINE_REV, help="git revision of the baseline objects_sensor.py")
+    ap.add_argument("--repeat", type=int, default=2, help="episodes per variant and sensor; the fastest counts")
+    a = ap.parse_args()
+    from roadtest.runner.cli import resolve_target
+
+    base = baseline_sensor(a.baseline)
+    with tempfile.TemporaryDirectory() as tmp:
+        bundles = [b for t in a.targets for b in resolve_target(t, Path(tmp))]
+        print(f"{'variant':34} {'ticks':>5} {'base s':>7} {'new s':>7} {'ratio':>6} {'sensor base':>11} "
+              f"{'sensor new':>10} {'ratio':>6}  trace")
+        tot = [0.0, 0.0, 0.0, 0.0]
+        for variant, path in bundles:
+            episode(path, None)  # warm the map cache and imports so neither side pays for them
+            runs = {}
+            for name, mod in (("base", base), ("new", None)):
+                best = min((episode(path, mod) for _ in range(max(a.repeat, 1))), key=lambda r: r[0])
+                runs[name] = best
+            (wb, n, sb, tb), (wn, _, sn, tn) = runs["base"], runs["new"]
+            tot = [tot[0] + wb, tot[1] + wn, tot[2] + sb, tot[3] + sn]
+            same = "identical" if tb == tn else "DIFFERS"
+            print(f"{variant[:34]:34} {n:5d} {wb:7.3f} {wn:7.3f} {wb / wn:6.2f} {sb:11.3f} {sn:10.3f} {sb / max(sn, 1e-9):6.2f}  {same}")
+        print(f"{'total':34} {'':5} {tot[0]:7.3f} {tot[1]:7.3f} {tot[0] / tot[1]:6.2f} {tot[2]:11.3f} {tot[3]:10.3f} "
+              f"{tot[2] / max(tot[3], 1e-9):6.2f}")
+
+
+if __name__ == "__main__":
+    main()
