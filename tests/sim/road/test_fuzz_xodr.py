@@ -12,7 +12,6 @@ import os
 import re
 import signal
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -107,6 +106,11 @@ def exercise(net: RoadNetwork) -> None:
             net.successors(rid, lane)
             net.predecessors(rid, lane)
             net.lane_polyline(rid, lane, "left", step=max(length / 20, 1.0))
+    starts = [(r, ln) for r in net.road_ids()[:6] for ln in net.lane_ids(r, 0.0)[:1]]
+    if len(starts) >= 2:
+        (r0, l0), (r1, l1) = starts[0], starts[-1]
+        for seg in net.route((r0, l0, 0.0), (r1, l1, 0.0)):
+            assert seg.road in net.roads
     net.objects  # noqa: B018 (resolved at load; touching it is the check)
 
 
@@ -246,6 +250,7 @@ def test_unmutated_inputs_load(emitted_maps):
 def test_entities_neither_read_files_nor_explode(emitted_maps, entities, ref):
     """An external entity or a 'billion laughs' expansion is refused as malformed XML, at once."""
     head, body = emitted_maps[0].split(b"\n", 1)
-    data = head + f"\n<!DOCTYPE OpenDRIVE [{entities}]>\n".encode() + body.replace(b'name="', f'name="{ref}'.encode(), 1)
+    doctype = f"\n<!DOCTYPE OpenDRIVE [{entities}]>\n".encode()
+    data = head + doctype + body.replace(b'name="', f'name="{ref}'.encode(), 1)
     with hang_guard(5), pytest.raises(MapError, match=r"fuzz\.xodr:\d+: not well-formed XML"):
         RoadNetwork(data, "fuzz.xodr")

@@ -1,8 +1,8 @@
 """Property tests: a mutated OpenSCENARIO file plays, or the engine raises a UserError, never another exception.
 
 roadtest's own emitted scenarios and a few esmini scenarios are mutated structurally (lxml) and
-byte-wise, then loaded by ScenarioEngine, initialised and stepped for a simulated second. Crashes
-already known in the xosc package are listed in KNOWN, each with an xfail reproducer below.
+byte-wise, then loaded by ScenarioEngine, initialised and stepped for a simulated second. Each crash
+found this way has a minimal reproducer below (all fixed in the xosc package since).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import os
 import signal
-import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,10 +30,6 @@ STEPS, TICK = 20, 0.05
 HANG_S = 20
 VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "0", "1e308", "-1e308", "3.5", "999", "$nope", "hero", "Ego",
           "true", "rising", "none", "1", "greaterThan"]
-
-# (exception type, function in roadtest/sim/xosc where it is raised) -> reproducer test id; see the xfails below
-KNOWN: dict[tuple[str, str], str] = {}
-
 
 class Seeds(list):
     """Seed scenarios as (folder, file name, bytes), shown by count in hypothesis reports."""
@@ -101,15 +96,8 @@ def play(path: Path) -> None:
             break
 
 
-def signature(e: BaseException) -> tuple[str, str]:
-    """(exception type, innermost roadtest.sim.xosc function) of a crash, the key of KNOWN."""
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/roadtest/sim/xosc/" in f.filename.replace("\\", "/")]
-    where = f"{Path(frames[-1].filename).stem}.{frames[-1].name}" if frames else "?"
-    return type(e).__name__, where
-
-
 def check(folder: Path, name: str, data: bytes) -> None:
-    """The property: the mutated scenario plays, or raises a UserError with a message; known crashes pass."""
+    """The property: the mutated scenario plays, or raises a UserError with a message."""
     path = folder / f"fuzz_{name}"
     path.write_bytes(data)
     try:
@@ -117,9 +105,6 @@ def check(folder: Path, name: str, data: bytes) -> None:
             play(path)
     except UserError as e:
         assert str(e).strip(), "a UserError with an empty message"
-    except Exception as e:  # noqa: BLE001 (the property is about which exceptions escape)
-        if signature(e) not in KNOWN:
-            raise
     finally:
         path.unlink()
 
@@ -194,23 +179,17 @@ def test_bytewise_mutations(emitted_scenarios, pick, edits):
     check(folder, name, mutate_bytes(data, edits))
 
 
-def test_unmutated_seeds_play(emitted_scenarios):
+@pytest.mark.parametrize("which", ["emitted_scenarios", "public_scenarios"])
+def test_unmutated_seeds_play(request, which):
     """The seeds themselves play (else every mutation above tests only the error path)."""
-    for folder, name, _ in emitted_scenarios:
+    for folder, name, data in request.getfixturevalue(which):
+        (folder / name).write_bytes(data)
         play(folder / name)
 
 
 # ---- crashes found in roadtest/sim/xosc: minimal reproducers (emitted straight_speed_limit or an esmini file) ----
-def crash(case: str, xpath: str, op: str, attr: str, value: str, exc: type, where: str, message: str,
-          seed: str = "straight"):
-    """One known crash: edit the first element at xpath of the seed; xfail while `exc` escapes from `where`."""
-    KNOWN[(exc.__name__, where)] = case
-    return pytest.param(seed, xpath, op, attr, value, id=case, marks=pytest.mark.xfail(
-        strict=False, raises=exc, reason=f"xosc crash, not a UserError: {exc.__name__} in {where}: {message}"))
-
-
 def fixed(case: str, xpath: str, op: str, attr: str, value: str, seed: str = "straight"):
-    """A crash the fuzzing found and the xosc package has since fixed: now a plain regression case."""
+    """A crash the fuzzing found (an exception other than UserError) and the xosc package has since fixed."""
     return pytest.param(seed, xpath, op, attr, value, id=case)
 
 
@@ -222,29 +201,26 @@ REPRODUCERS = [
     fixed("target-speed-not-a-number", ".//AbsoluteTargetSpeed", "set", "value", "abc"),
     fixed("dimension-not-a-number", ".//Dimensions", "set", "width", "abc"),
     fixed("event-count-not-a-number", ".//Event", "set", "maximumExecutionCount", "x"),
-    crash("lane-position-without-road", ".//LanePosition", "del", "roadId", "", KeyError, "positions.resolve",
-          "'roadId'"),
+    fixed("lane-position-without-road", ".//LanePosition", "del", "roadId", ""),
     fixed("lane-position-s-not-a-number", ".//LanePosition", "set", "s", "none"),
-    crash("sun-azimuth-not-a-number", ".//Sun", "set", "azimuth", "abc", ValueError, "trailers.environment_from",
-          "could not convert string to float: 'abc'"),
-    crash("rev-minor-not-an-integer", ".//FileHeader", "set", "revMinor", "x", ValueError, "parser.load_scenario",
-          "invalid literal for int() with base 10: 'x'"),
-    crash("ttc-target-entity-without-ref", ".//TimeToCollisionConditionTarget/EntityRef", "del", "entityRef", "",
-          KeyError, "conditions.ttc", "None", seed="slow-lead-vehicle.xosc"),
-    crash("ttc-target-empty", ".//TimeToCollisionConditionTarget/EntityRef", "drop", "", "", AttributeError,
-          "engine.resolve_position", "'NoneType' object has no attribute 'kind'", seed="slow-lead-vehicle.xosc"),
-    crash("state-condition-without-ref", ".//StoryboardElementStateCondition", "del", "storyboardElementRef", "",
-          TypeError, "engine.element", "argument of type 'NoneType' is not iterable", seed="lane_change.xosc"),
-    crash("headway-condition-without-ref", ".//TimeHeadwayCondition", "del", "entityRef", "", KeyError,
-          "conditions.thw", "None", seed="cut-in_simple.xosc"),
-    crash("relative-target-speed-without-ref", ".//RelativeTargetSpeed", "del", "entityRef", "", KeyError,
-          "actions._target_speed", "None", seed="highway_merge.xosc"),
+    fixed("sun-azimuth-not-a-number", ".//Sun", "set", "azimuth", "abc"),
+    fixed("rev-minor-not-an-integer", ".//FileHeader", "set", "revMinor", "x"),
+    fixed("ttc-target-entity-without-ref", ".//TimeToCollisionConditionTarget/EntityRef", "del", "entityRef", "",
+          seed="slow-lead-vehicle.xosc"),
+    fixed("ttc-target-empty", ".//TimeToCollisionConditionTarget/EntityRef", "drop", "", "",
+          seed="slow-lead-vehicle.xosc"),
+    fixed("state-condition-without-ref", ".//StoryboardElementStateCondition", "del", "storyboardElementRef", "",
+          seed="lane_change.xosc"),
+    fixed("headway-condition-without-ref", ".//TimeHeadwayCondition", "del", "entityRef", "",
+          seed="cut-in_simple.xosc"),
+    fixed("relative-target-speed-without-ref", ".//RelativeTargetSpeed", "del", "entityRef", "",
+          seed="highway_merge.xosc"),
 ]
 
 
 @pytest.mark.parametrize("seed, xpath, op, attr, value", REPRODUCERS)
 def test_crash_reproducer(request, seed, xpath, op, attr, value):
-    """Each mutation gives a UserError (or plays); the crash() cases still crash today (xfail until fixed)."""
+    """Each mutation that once crashed the engine now plays or gives a UserError."""
     if seed.endswith(".xosc"):
         folder, name, data = next(s for s in request.getfixturevalue("public_scenarios") if s[1] == seed)
     else:
