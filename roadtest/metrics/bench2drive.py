@@ -9,6 +9,8 @@ Departures of Bench2Drive's own scripts that roadtest does not copy, because the
 - efficiency: a checkpoint without background vehicles is written as 100 % by Bench2Drive's fork;
   roadtest leaves such checkpoints out (no surrounding traffic, no ratio) and says so in a note.
 - Bench2Drive's TickRuntime crash after 4000 ticks is not reproduced.
+- efficiency keeps every tick with nearby same-direction traffic; the leaderboard min-speed test's
+  excuses (behind a lead, at the limit in force) apply to the infraction only.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def success(lb: leaderboard.LeaderboardResult) -> bool:
 
 def efficiency(trace: Trace, meta: dict, lb: leaderboard.LeaderboardResult | None = None) -> MetricResult:
     """Mean over 20 route checkpoints of ego speed / mean background speed, in % (values over 1000 dropped)."""
-    lb = lb or leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False)
+    lb = lb or leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False,
+                                    min_speed_excuses=False)
     vals = [v for v in lb.min_speed_checkpoints if v <= 1000.0]
     if not vals:
         return MetricResult("efficiency", "%", None, details={"note": "no background vehicles on any checkpoint"})
@@ -127,7 +130,8 @@ def comfort(trace: Trace, meta: dict | None = None, window: int = COMFORT_WINDOW
 
 def evaluate(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[str, Any]:
     """success, efficiency (%), comfort (0..1) with Bench2Drive's fork settings (20 checkpoints, 60 s blocked, no min-speed factor)."""
-    lb = leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False)
+    lb = leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False,
+                              min_speed_excuses=False)
     eff = efficiency(trace, meta, lb)
     com = comfort(trace, meta)
     return {

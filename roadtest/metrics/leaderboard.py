@@ -3,6 +3,7 @@
 Detection follows scenario_runner's atomic_criteria (leaderboard-2.0 branch) on roadtest's WorldState
 instead of CARLA sensors; where roadtest has no CARLA equivalent the function docstring says what
 stands in. Factors multiply once per event, not per type (leaderboard statistics_manager.py).
+The min-speed test departs from the leaderboard so that a rule-abiding driver is not charged; see min_speed.py.
 """
 
 from __future__ import annotations
@@ -373,8 +374,12 @@ def _route_end(trace: Trace, ticks, pct, idx, route: Route, meta: dict, blocked_
 
 
 def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkpoints: int = 4,
-             blocked_time: float = 180.0, min_speed_penalty: bool = True) -> LeaderboardResult:
-    """Leaderboard 2.0 figures of one run; Bench2Drive's fork is checkpoints=20, blocked_time=60, min_speed_penalty=False."""
+             blocked_time: float = 180.0, min_speed_penalty: bool = True,
+             min_speed_excuses: bool = True) -> LeaderboardResult:
+    """Leaderboard 2.0 figures of one run; Bench2Drive's fork is checkpoints=20, blocked_time=60, min_speed_penalty=False.
+
+    min_speed_excuses: leave out min-speed ticks behind a lead or at the limit in force (roadtest/metrics/min_speed.py).
+    """
     ticks = ego_states(trace)
     notes: list[str] = []
     route = route_from_meta(meta)
@@ -405,7 +410,7 @@ def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkp
         inf[v.kind].append(v)
     inf["red_light"] += detect_red_lights(ticks, meta)
     inf["stop_infraction"] += detect_stops(ticks, meta)
-    ms_events, ms_values = detect_min_speed(ticks, pct, checkpoints, meta) if route else ([], [])
+    ms_events, ms_values = detect_min_speed(ticks, pct, checkpoints, meta, min_speed_excuses) if route else ([], [])
     inf["min_speed_infractions"] += ms_events
     if route is not None:
         off = _outside_lanes(ticks, progress_m, meta)

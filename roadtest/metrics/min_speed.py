@@ -74,8 +74,12 @@ def excused(st: WorldState, ego: ActorState, meta: dict) -> bool:
 
 
 def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: Sequence[float],
-                     checkpoints: int = 4, meta: dict | None = None) -> tuple[list[Violation], list[float]]:
-    """MinimumSpeedRouteTest: ego speed over mean nearby same-direction traffic per route piece; an event below 100 %."""
+                     checkpoints: int = 4, meta: dict | None = None,
+                     excuse: bool = True) -> tuple[list[Violation], list[float]]:
+    """MinimumSpeedRouteTest: ego speed over mean nearby same-direction traffic per route piece; an event below 100 %.
+
+    excuse=False counts every tick with traffic (Bench2Drive's efficiency ratio, which is no infraction).
+    """
     events: list[Violation] = []
     values: list[float] = []
     ego_sum = bg_sum = 0.0
@@ -97,7 +101,7 @@ def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: S
     for (st, ego), p in zip(ticks, progress):
         bg = [abs(a.speed) for a in st.actors if a.role == "background" and a.kind not in _NOT_VEHICLES
               and math.cos(a.h - ego.h) > 0 and math.hypot(a.x - ego.x, a.y - ego.y) <= TRAFFIC_RADIUS]
-        if bg and not excused(st, ego, meta or {}):
+        if bg and not (excuse and excused(st, ego, meta or {})):
             ego_sum += abs(ego.speed)
             bg_sum += sum(bg) / len(bg)
             have = True

@@ -248,6 +248,10 @@ def test_min_speed_excused_behind_a_lead_within_the_safe_gap(gap, excused):
     lead = lambda x: [actor("truck", x + 2.25 + gap + 2.25, 0.0, kind="truck", speed=5.0, length=4.5)]
     assert _min_speed_events(5.0, lead) == (0 if excused else 4)
     assert _min_speed_events(5.0, lambda x: []) == 4  # without the lead the slow ego is charged
+    xs = ramp(0, 100)
+    extra = {i: [actor("b", x, 3.5, role="background", speed=20.0)] + lead(x) for i, x in enumerate(xs)}
+    b2d = lb.evaluate(drive(xs, [5.0] * len(xs), extra=extra), straight_meta(100), checkpoints=20, min_speed_excuses=False)
+    assert b2d.min_speed_checkpoints and max(b2d.min_speed_checkpoints) == pytest.approx(25.0)  # efficiency excuses nothing
 
 
 @pytest.mark.parametrize("speed, excused", [(13.9 - 1.0 + 0.05, True), (13.9 - 1.0 - 0.05, False)])
