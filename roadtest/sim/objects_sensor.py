@@ -23,16 +23,18 @@ A light's state is WorldState.signals[signal_id], else signals[id]. Without meta
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from roadtest.sim.api import ActorState, WorldState
 
-__all__ = ["RoutePath", "objects_view", "to_ego_frame", "lane_ahead", "sign_speed_limit", "ACTOR_RANGE"]
+__all__ = ["RoutePath", "ObjectsSensor", "objects_view", "to_ego_frame", "lane_ahead", "sign_speed_limit", "ACTOR_RANGE"]
 
 ACTOR_RANGE = 120.0  # m, actors farther than this from the ego are left out
 FEATURE_RANGE = 250.0  # m along the route, scene features farther ahead are left out
+_NO_META: Mapping[str, Any] = MappingProxyType({})  # one shared empty meta, so its memo entry is reused
 _ON_ROUTE = 8.0  # m, a feature within this lateral distance of the route lies on it
 
 
@@ -91,6 +93,34 @@ class RoutePath:
         tx, ty = float(dx[i]), float(dy[i])
         fx, fy = float(self._ax[i]) + tx * ui, float(self._ay[i]) + ty * ui
         return float(self.cum[i]) + ui, tx * (y - fy) - ty * (x - fx), self._seg_heading[i]
+
+    def project_many(self, xs: Sequence[float], ys: Sequence[float], s_min: float | None = None,
+                     s_max: float | None = None) -> list[tuple[float, float, float]]:
+        """project for many points at once (one broadcast over points x segments, same arithmetic)."""
+        if len(self.pts) < 2 or not len(xs):
+            return [(0.0, 0.0, 0.0)] * len(xs) if len(self.pts) < 2 else []
+        x, y = np.asarray(xs, dtype=float)[:, None], np.asarray(ys, dtype=float)[:, None]
+        dx, dy = self._dx, self._dy
+        u_raw = (x - self._ax) * dx + (y - self._ay) * dy
+        u = np.minimum(np.maximum(u_raw, 0.0), self.seg_len)
+        ex, ey = x - (self._ax + dx * u), y - (self._ay + dy * u)
+        dist = np.sqrt(ex * ex + ey * ey)
+        if s_min is not None or s_max is not None:
+            lo = -np.inf if s_min is None else s_min
+            hi = np.inf if s_max is None else s_max
+            mask = (self.cum[1:] >= lo) & (self.cum[:-1] <= hi)
+            if mask.any():
+                dist = np.where(mask, dist, np.inf)
+        out, last = [], len(self.seg_len) - 1
+        for k, i in enumerate(np.argmin(dist, axis=1).tolist()):
+            ui, raw = float(u[k, i]), float(u_raw[k, i])
+            if (i == 0 and raw < 0.0) or (i == last and raw > self.seg_len[i]):
+                ui = raw  # past an end: extend the end segment so distances stay signed
+            px, py = float(xs[k]), float(ys[k])
+            tx, ty = float(dx[i]), float(dy[i])
+            fx, fy = float(self._ax[i]) + tx * ui, float(self._ay[i]) + ty * ui
+            out.append((float(self.cum[i]) + ui, tx * (py - fy) - ty * (px - fx), self._seg_heading[i]))
+        return out
 
     def point_at(self, s: float) -> tuple[float, float, float]:
         """World (x, y, heading) at arc length s, extrapolating past either end."""
@@ -201,20 +231,24 @@ class _Scene:
 def _actors(state: WorldState, ego: ActorState, route: RoutePath | None, ego_rs: float) -> list[dict[str, Any]]:
     out = []
     c, s = math.cos(ego.h), math.sin(ego.h)
+    near = []
     for a in state.actors:
         if a.id == ego.id:
             continue
         dist = math.hypot(a.x - ego.x, a.y - ego.y)
-        if dist > ACTOR_RANGE:
-            continue
+        if dist <= ACTOR_RANGE:
+            near.append((a, dist))
+    on_route = (route.project_many([a.x for a, _ in near], [a.y for a, _ in near], ego_rs - ACTOR_RANGE, ego_rs + ACTOR_RANGE)
+                if route is not None else [None] * len(near))
+    for (a, dist), proj in zip(near, on_route):
         x, y = to_ego_frame(ego.x, ego.y, ego.h, a.x, a.y)
         vx = a.vx if (a.vx or a.vy) else a.speed * math.cos(a.h)
         vy = a.vy if (a.vx or a.vy) else a.speed * math.sin(a.h)
         item = {"id": a.id, "kind": a.kind, "role": a.role, "x": x, "y": y, "h": _wrap(a.h - ego.h), "speed": a.speed,
                 "vx": c * vx + s * vy, "vy": -s * vx + c * vy, "length": a.length, "width": a.width,
                 "siren": bool(a.siren), "distance": dist, "route_s": None, "route_d": None}
-        if route is not None:
-            rs, rd, rh = route.project(a.x, a.y, ego_rs - ACTOR_RANGE, ego_rs + ACTOR_RANGE)
+        if proj is not None:
+            rs, rd, rh = proj
             item["route_s"], item["route_d"] = rs - ego_rs, rd
             item["route_heading"] = _wrap(a.h - rh)
         out.append(item)
@@ -263,6 +297,24 @@ class _Static:
         self.route = RoutePath(waypoints) if len(waypoints) >= 2 else None
         self.scene = _Scene(network, meta, self.route)
         self.lanes: dict[tuple[str, int], RoutePath | None] = {}
+        self._pose: tuple[float, float, float] | None = None  # the last ego pose and what it gave (an ego at rest)
+        self._at_pose: tuple[Any, ...] = ()
+
+    def ego_place(self, ego: ActorState) -> tuple[float, float, float, Any, dict[str, Any] | None]:
+        """(route s, route d, route heading, lane match, lane info) of the ego; recomputed only when its pose moved."""
+        pose = (ego.x, ego.y, ego.h)
+        if pose != self._pose:
+            rs, rd, rh = self.route.project(ego.x, ego.y) if self.route is not None else (0.0, 0.0, ego.h)
+            match = None
+            if self.network is not None:
+                try:
+                    match = self.network.locate(ego.x, ego.y, ego.h, driving_only=True)
+                except Exception:  # noqa: BLE001 - off the map: no lane info
+                    match = None
+            self._pose, self._at_pose = None, (rs, rd, rh, match, _lane_info(self.network, ego, match, self))
+            self._pose = pose
+        rs, rd, rh, match, info = self._at_pose
+        return rs, rd, rh, match, _copy_lane(info)
 
     def lane_path(self, road: str, lane: int) -> RoutePath | None:
         """The lane centre in its driving direction, sampled every metre."""
@@ -311,19 +363,42 @@ def _static(network: Any, meta: Mapping[str, Any]) -> _Static:
     return st
 
 
-def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str) -> dict[str, Any]:
-    """The privileged sensor reading for one tick (see the module docstring for the fields)."""
-    meta = meta or {}
+class ObjectsSensor:
+    """The objects sensor of one run: owns the static data of its (map, meta), so no shared memo is needed."""
+
+    def __init__(self, network: Any, meta: Mapping[str, Any] | None):
+        self.static = _Static(network, meta if meta is not None else _NO_META)
+
+    def __call__(self, state: WorldState, ego_id: str) -> dict[str, Any]:
+        return objects_view(state, self.static.network, self.static.meta, ego_id, static=self.static)
+
+
+def _copy_lane(info: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A copy of a lane info dict deep enough that a caller editing it cannot change the memo."""
+    if info is None:
+        return None
+    out = dict(info)
+    for side in ("left", "right"):
+        if side in out:
+            out[side] = dict(out[side])
+    if "centerline" in out:
+        out["centerline"] = [list(p) for p in out["centerline"]]
+    return out
+
+
+def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str,
+                 static: "_Static | None" = None) -> dict[str, Any]:
+    """The privileged sensor reading for one tick (see the module docstring for the fields).
+
+    `static` is the run's cache (ObjectsSensor passes its own); without it a small memo keyed by the
+    (map, meta) objects' identity is used.
+    """
+    meta = meta if meta is not None else _NO_META
     ego = state.actor(ego_id)
-    static = _static(network, meta)
+    if static is None or static.network is not network or static.meta is not meta:
+        static = _static(network, meta)
     route = static.route
-    ego_rs, ego_rd, ego_rh = route.project(ego.x, ego.y) if route is not None else (0.0, 0.0, ego.h)
-    match = None
-    if network is not None:
-        try:
-            match = network.locate(ego.x, ego.y, ego.h, driving_only=True)
-        except Exception:  # noqa: BLE001 - off the map: no lane info
-            match = None
+    ego_rs, ego_rd, ego_rh, match, lane_info = static.ego_place(ego)
     view: dict[str, Any] = {
         "time": state.time,
         "ego": {"id": ego.id, "x": ego.x, "y": ego.y, "h": ego.h, "speed": ego.speed, "length": ego.length,
@@ -334,7 +409,7 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
         "environment": _env(state),
         "actors": _actors(state, ego, route, ego_rs),
         "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [],
-        "lane": _lane_info(network, ego, match, static),
+        "lane": lane_info,
         "driving_side": meta.get("driving_side") or getattr(network, "driving_side", None) or "right",
         "rules": list(meta.get("rules") or []),
         "governing": meta.get("governing"),

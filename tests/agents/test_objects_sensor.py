@@ -86,3 +86,63 @@ def test_foreign_xosc_uses_the_maps_signals():
     assert view["lights"] == [{"id": "7", "state": "red", "distance": 40.0, "stop_distance": 40.0, "road": "1", "s": 90.0}]
     assert view["signs"][0]["speed_limit"] == pytest.approx(30 / 3.6)
     assert view["speed_limits_ahead"] == [[20.0, pytest.approx(30 / 3.6)]]
+
+
+def _naive_project(pts, x, y):
+    """Reference: (s, distance) of the nearest point over every segment by plain Python (ends not extended)."""
+    best = None
+    s0 = 0.0
+    for (ax, ay), (bx, by) in zip(pts[:-1], pts[1:]):
+        L = math.hypot(bx - ax, by - ay)
+        u = min(max(((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / L, 0.0), L)
+        fx, fy = ax + (bx - ax) * u / L, ay + (by - ay) * u / L
+        d = math.hypot(x - fx, y - fy)
+        if best is None or d < best[0] - 1e-9:
+            best = (d, s0 + u)
+        s0 += L
+    return best[1], best[0]
+
+
+def test_vectorised_route_queries_agree_with_each_other_and_a_naive_reference():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        pts = np.cumsum(rng.normal(size=(int(rng.integers(3, 40)), 2)) * 5.0, axis=0).tolist()
+        r = RoutePath(pts)
+        xs = (rng.normal(size=6) * 10 + r.pts[len(r.pts) // 2, 0]).tolist()
+        ys = (rng.normal(size=6) * 10 + r.pts[len(r.pts) // 2, 1]).tolist()
+        many = r.project_many(xs, ys)
+        for x, y, m in zip(xs, ys, many):
+            one = r.project(x, y)
+            assert m == one  # bit for bit: the batch must not change any trace
+            s, dist = _naive_project(r.pts.tolist(), x, y)
+            if 0.0 < one[0] < r.length:  # the naive reference does not extend past the ends
+                px, py, _ = r.point_at(one[0])
+                assert one[0] == pytest.approx(s, abs=1e-6) and math.hypot(x - px, y - py) == pytest.approx(dist, abs=1e-6)
+        ss = rng.uniform(-10.0, r.length + 10.0, 12)
+        assert r.points_at(ss).tolist() == [list(r.point_at(float(s))[:2]) for s in ss]
+        assert r.project_many(xs, ys, 5.0, 30.0) == [r.project(x, y, 5.0, 30.0) for x, y in zip(xs, ys)]
+
+
+def test_ego_at_rest_reuses_its_lane_info_without_sharing_it():
+    from roadtest.sim.objects_sensor import ObjectsSensor
+
+    class CountingRoad(FakeStraightNetwork):
+        calls = 0
+
+        def locate(self, *a, **k):
+            CountingRoad.calls += 1
+            return super().locate(*a, **k)
+
+    net, meta = CountingRoad(), straight_meta()
+    sensor = ObjectsSensor(net, meta)
+    first = sensor(_state(), "hero")
+    first["lane"]["centerline"][0][0] = 99.0
+    first["lane"]["left"]["mark"] = "edited"
+    again = sensor(_state(), "hero")
+    assert CountingRoad.calls == 1  # same pose: located once
+    assert again["lane"]["centerline"][0] == pytest.approx([0.0, 0.0], abs=1e-6) and again["lane"]["left"]["mark"] != "edited"
+    assert again == objects_view(_state(), FakeStraightNetwork(), straight_meta(), "hero")
+    moved = ActorState(id="hero", role="ego", kind="car", x=60.0, y=-W / 2, z=0, h=0.0, speed=8.0)
+    view = sensor(WorldState(time=2.0, frame=40, actors=(moved,), signals={}, environment=Environment()), "hero")
+    assert CountingRoad.calls == 2 and view["ego"]["route_s"] == pytest.approx(50.0)
