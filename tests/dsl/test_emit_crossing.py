@@ -113,3 +113,41 @@ def test_closed_loop_walker_crosses(case):
     assert all(abs(a.lane.s - cw_s) <= (cw_width or 4.0) / 2 for _, a in on_road), "walked along the road"
     crossing = on_road[-1][0] - on_road[0][0]  # 6 m of carriageway at the walking speed
     assert crossing == pytest.approx(6.0 / speed, rel=0.15)
+
+
+@pytest.fixture(scope="module")
+def crosswalk(tmp_path_factory):
+    return load_bundle(_bundle(tmp_path_factory, CASES[0][0]))
+
+
+def _on_ego_lane_while_ego_passes(trace) -> list[float]:
+    """Times at which the ego's front is over the crosswalk while the walker is inside the ego's lane."""
+    out = []
+    for st in trace.states:
+        ego = next(a for a in st.actors if a.role == "ego")
+        w = next(a for a in st.actors if a.id == "walker")
+        front = ego.x + ego.length / 2
+        if w.lane is not None and -3.5 < w.lane.t < 0.0 and 127.5 <= front <= 132.5 + ego.length:
+            out.append(st.time)
+    return out
+
+
+@pytest.mark.parametrize("agent, yields", [("expert", True), ("lane-follower", False)])
+def test_crosswalk_trigger_separates_yielding_from_not(crosswalk, agent, yields):
+    """The walker starts early enough for the expert to see it and stop short; the lane follower drives on."""
+    from roadtest.runner.episode import run_episode
+    from roadtest.sim.api import SimSettings
+
+    trace = run_episode(crosswalk, 0, agent, SimSettings())
+    hits = [e for st in trace.states for e in st.events if e.kind == "collision" and "walker" in (e.actor, e.other)]
+    passing = _on_ego_lane_while_ego_passes(trace)
+    ws = [a for st in trace.states for a in st.actors if a.id == "walker" and a.lane is not None]
+    assert min(a.lane.t for a in ws) < -3.5 and max(a.lane.t for a in ws) > 3.5  # it crossed in both runs
+    if yields:
+        assert not hits and not passing
+        ego = [a for st in trace.states for a in st.actors if a.role == "ego"]
+        assert min(a.speed for a in ego if 100 < a.x < 130) < 2.0  # it slowed for the walker
+        assert max(a.x for a in ego) > 250  # and then drove on to its goal
+    else:
+        ego_v = [a.speed for st in trace.states for a in st.actors if a.role == "ego" and 100 < a.x < 130]
+        assert min(ego_v) > 8.0  # never slowed down for the walker
