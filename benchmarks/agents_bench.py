@@ -1,8 +1,8 @@
-"""Cost of the privileged objects sensor: one expert episode per scenario with the current sensor and
-with a baseline sensor from an earlier commit, in the same process, as a ratio; traces compared exactly.
+"""Cost of the privileged objects sensor and the expert: one expert episode per scenario with the current
+code and with a baseline from an earlier commit, in the same process, as a ratio; traces compared exactly.
 
-The baseline is the objects_sensor.py of git revision --baseline (default: the last commit before the
-sensor was vectorised), loaded from `git show` into its own module and swapped in for the run.
+The baseline is objects_sensor.py and expert.py of git revision --baseline (default: the last commit before
+issue 5's speed-up), loaded from `git show` into modules of their own and swapped in for the run.
 Times are CPU seconds of this process (fastest of --repeat); "sensor" is the time inside objects_view.
 Run: python3 benchmarks/agents_bench.py [TARGET ...] [--baseline REV] [--repeat 2]
 (TARGET: scenario .yaml, suite or bundle folder; default scenarios/suites/smoke.yaml)
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import sys
 import tempfile
 import time
 import types
@@ -23,35 +24,47 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_REV = "ba23cba"  # objects_sensor.py before issue 5's vectorisation (memoised, point by point)
 SENSOR_PATH = "roadtest/sim/objects_sensor.py"
+EXPERT_PATH = "roadtest/agents/expert.py"
 
 
-def baseline_sensor(rev: str = BASELINE_REV) -> types.ModuleType:
-    """The objects sensor module as it was at git revision `rev`, as a fresh module object."""
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{SENSOR_PATH}"], check=True,
-                         capture_output=True, text=True).stdout
-    mod = types.ModuleType(f"objects_sensor_at_{rev}")
-    exec(compile(src, f"{rev}:{SENSOR_PATH}", "exec"), mod.__dict__)  # noqa: S102 - our own file from our own history
+def _module_at(rev: str, path: str, name: str) -> types.ModuleType:
+    """The file `path` as it was at git revision `rev`, executed as a fresh module called `name`."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], check=True, capture_output=True,
+                         text=True).stdout
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod  # dataclasses look their module up while the class is made
+    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)  # noqa: S102 - our own file from our own history
     return mod
+
+
+def baseline(rev: str = BASELINE_REV) -> tuple[types.ModuleType, str]:
+    """(objects sensor module, agent name of the expert) as they were at git revision `rev`."""
+    sensor = _module_at(rev, SENSOR_PATH, f"objects_sensor_at_{rev}")
+    expert = _module_at(rev, EXPERT_PATH, f"expert_at_{rev}")
+    expert.RoutePath, expert.to_ego_frame = sensor.RoutePath, sensor.to_ego_frame
+    from roadtest.agents.registry import AGENTS
+
+    AGENTS[f"expert@{rev}"] = f"{expert.__name__}:ExpertAgent"
+    return sensor, f"expert@{rev}"
 
 
 @contextmanager
 def sensor_swapped(mod: types.ModuleType | None) -> Iterator[None]:
-    """Make the simulator and the expert use `mod`'s objects_view and RoutePath (None: leave as is)."""
-    import roadtest.agents.expert as expert
+    """Make the simulator use `mod`'s objects_view (None: leave it as is)."""
     import roadtest.sim.objects_sensor as current
 
     if mod is None:
         yield
         return
-    saved = current.objects_view, expert.RoutePath, expert.to_ego_frame
-    current.objects_view, expert.RoutePath, expert.to_ego_frame = mod.objects_view, mod.RoutePath, mod.to_ego_frame
+    saved = current.objects_view
+    current.objects_view = mod.objects_view
     try:
         yield
     finally:
-        current.objects_view, expert.RoutePath, expert.to_ego_frame = saved
+        current.objects_view = saved
 
 
-def episode(bundle_path: str, mod: types.ModuleType | None) -> tuple[float, int, float, list]:
+def episode(bundle_path: str, mod: types.ModuleType | None, agent: str = "expert") -> tuple[float, int, float, list]:
     """(CPU s, ticks, CPU s spent in objects_view, states and agent outputs as dicts) of one expert episode, seed 0.
 
     CPU time of this process, not wall time, so other jobs on a shared machine disturb the figures less.
@@ -75,7 +88,7 @@ def episode(bundle_path: str, mod: types.ModuleType | None) -> tuple[float, int,
         current.objects_view = timed
         try:
             t0 = time.process_time()
-            trace = run_episode(bundle, 0, "expert", SimSettings())
+            trace = run_episode(bundle, 0, agent, SimSettings())
             wall = time.process_time() - t0
         finally:
             current.objects_view = inner
@@ -90,7 +103,7 @@ def main() -> None:
     a = ap.parse_args()
     from roadtest.runner.cli import resolve_target
 
-    base = baseline_sensor(a.baseline)
+    base, base_agent = baseline(a.baseline)
     with tempfile.TemporaryDirectory() as tmp:
         bundles = [b for t in a.targets for b in resolve_target(t, Path(tmp))]
         print(f"{'variant':34} {'ticks':>5} {'base s':>7} {'new s':>7} {'ratio':>6} {'sensor base':>11} "
@@ -100,8 +113,8 @@ def main() -> None:
             episode(path, None)  # warm the map cache and imports so neither side pays for them
             runs: dict[str, tuple] = {}
             for _ in range(max(a.repeat, 1)):  # interleaved, so a busy spell hits both sides alike
-                for name, mod in (("base", base), ("new", None)):
-                    r = episode(path, mod)
+                for name, mod, agent in (("base", base, base_agent), ("new", None, "expert")):
+                    r = episode(path, mod, agent)
                     runs[name] = r if name not in runs or r[0] < runs[name][0] else runs[name]
             (wb, n, sb, tb), (wn, _, sn, tn) = runs["base"], runs["new"]
             tot = [tot[0] + wb, tot[1] + wn, tot[2] + sb, tot[3] + sn]

@@ -44,6 +44,15 @@ class Obstacle:
     actor: bool = False  # a road user (kept at a time gap), not a stop point
 
 
+class _Rolling:
+    """A mutable Obstacle for the plan's roll-out, so each sub-step moves gaps in place instead of rebuilding."""
+
+    __slots__ = ("gap", "speed", "why", "s0", "actor")
+
+    def __init__(self, gap: float, speed: float, why: str, s0: float, actor: bool):
+        self.gap, self.speed, self.why, self.s0, self.actor = gap, speed, why, s0, actor
+
+
 class ExpertAgent(AutonomousAgent):
     """Rule-aware privileged driver (see the module docstring)."""
 
@@ -93,9 +102,10 @@ class ExpertAgent(AutonomousAgent):
                 self.kappa = _curvature(self.route)
         if "x" not in ego:
             return accel_to_control(-COMFORT_DECEL, speed, 0.0, self.params)
-        ego_s = self.route.project(ego["x"], ego["y"])[0] if self.route is not None else 0.0
-        if self.route is not None and ego.get("route_s") is not None:
-            ego_s = float(ego["route_s"])
+        ego_s = 0.0
+        if self.route is not None:
+            given = ego.get("route_s")
+            ego_s = float(given) if given is not None else self.route.project(ego["x"], ego["y"])[0]
         half = float(ego.get("length", 4.5)) / 2.0
         limits = rule_limits(view)
         self._update_offset(view, ego, speed)
@@ -322,15 +332,16 @@ class ExpertAgent(AutonomousAgent):
             return tuple((speed * PLAN_DT * (k + 1), 0.0) for k in range(PLAN_STEPS))
         sub, dt = 5, PLAN_DT / 5
         s, v, pts = 0.0, speed, []
-        obs = list(obstacles)
+        obs = [_Rolling(o.gap, o.speed, o.why, o.s0, o.actor) for o in obstacles]
         for _ in range(PLAN_STEPS):
             for _ in range(sub):
-                a = self._accel(v, v_des, obs, limits)
+                a = self._accel(v, v_des, obs, limits)  # type: ignore[arg-type] - _Rolling reads as an Obstacle
                 if v < 0.05 and a <= 0.0:
                     a = 0.0
                 v = max(v + a * dt, 0.0)
                 s += v * dt
-                obs = [Obstacle(o.gap - (v - o.speed) * dt, o.speed, o.why, o.s0, o.actor) for o in obs]
+                for o in obs:
+                    o.gap = o.gap - (v - o.speed) * dt
             x, y, th = self.route.point_at(ego_s + s)
             x, y = x - math.sin(th) * self.offset, y + math.cos(th) * self.offset
             pts.append(to_ego_frame(ego["x"], ego["y"], ego["h"], x, y))
