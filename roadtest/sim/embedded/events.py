@@ -8,7 +8,7 @@ from typing import Iterable, Sequence
 
 from roadtest.sim.api import Event
 
-__all__ = ["Box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE"]
+__all__ = ["Box", "make_box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE"]
 
 DRIVABLE = frozenset({"driving", "entry", "exit", "onramp", "offramp", "connectingramp", "bidirectional",
                       "parking", "stop", "shoulder", "biking", "restricted", "median", "roadworks"})
@@ -27,6 +27,15 @@ class Box:
     vx: float = 0.0
     vy: float = 0.0
     kind: str = "car"
+
+
+def make_box(id: str, x: float, y: float, h: float, length: float, width: float, vx: float = 0.0, vy: float = 0.0,
+             kind: str = "car") -> Box:
+    """A Box built without the frozen dataclass's per-field __setattr__ (every actor, every tick)."""
+    b = object.__new__(Box)
+    object.__setattr__(b, "__dict__", {"id": id, "x": x, "y": y, "h": h, "length": length, "width": width,
+                                        "vx": vx, "vy": vy, "kind": kind})
+    return b
 
 
 def _corners(b: Box) -> list[tuple[float, float]]:
@@ -49,22 +58,29 @@ def boxes_overlap(a: Box, b: Box) -> bool:
 
 
 def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
-    """Index pairs (i < j) whose boxes overlap: a sweep along x over bounding circles, then the exact test."""
+    """Index pairs (i < j) whose boxes overlap: a sweep along x over axis-aligned bounds, then the exact test."""
     n = len(boxes)
     if n < 2:
         return []
-    r = [0.5 * math.hypot(b.length, b.width) for b in boxes]
-    order = sorted(range(n), key=lambda k: boxes[k].x)
-    rmax = max(r)
+    ex, ey = [], []
+    for b in boxes:
+        c, s = abs(math.cos(b.h)), abs(math.sin(b.h))
+        hl, hw = 0.5 * b.length, 0.5 * b.width
+        # Axis-aligned half extents, padded so that rounding never drops a touching pair.
+        ex.append(c * hl + s * hw + 1e-6)
+        ey.append(s * hl + c * hw + 1e-6)
+    xs = [b.x for b in boxes]
+    ys = [b.y for b in boxes]
+    order = sorted(range(n), key=xs.__getitem__)
+    emax = max(ex)
     out = []
     for a_pos, i in enumerate(order):
-        bi, ri = boxes[i], r[i]
+        xi, yi, exi, eyi = xs[i], ys[i], ex[i], ey[i]
         for j in order[a_pos + 1:]:
-            bj = boxes[j]
-            if bj.x - bi.x > ri + rmax:
+            dx = xs[j] - xi
+            if dx > exi + emax:
                 break
-            reach = ri + r[j]
-            if (bj.x - bi.x) ** 2 + (bj.y - bi.y) ** 2 <= reach * reach and boxes_overlap(bi, bj):
+            if dx <= exi + ex[j] and abs(ys[j] - yi) <= eyi + ey[j] and boxes_overlap(boxes[i], boxes[j]):
                 out.append((i, j) if i < j else (j, i))
     return sorted(out)
 

@@ -9,9 +9,9 @@ import dataclasses
 
 import numpy as np
 
-from roadtest.sim.api import ActorState
+from roadtest.sim.api import ActorState, LanePos
 
-__all__ = ["LaneTable", "STEP", "T_STEP", "make_actor", "actor_from_fields"]
+__all__ = ["LaneTable", "STEP", "T_STEP", "make_actor", "actor_from_fields", "lane_pose", "make_lanepos"]
 
 STEP = 0.5  # m between centre samples (chord error below 1 cm for radii above 3 m)
 T_STEP = 10.0  # m between samples of the centre's lateral t (it changes slowly along a lane)
@@ -38,12 +38,42 @@ def actor_from_fields(fields: dict) -> ActorState:
     return a
 
 
+def make_lanepos(road: str, lane: int, s: float, t: float) -> LanePos:
+    """A LanePos built without the frozen dataclass's per-field __setattr__ (every traffic actor, every tick)."""
+    p = object.__new__(LanePos)
+    object.__setattr__(p, "__dict__", {"road": road, "lane": lane, "s": s, "t": t})
+    return p
+
+
 class _Lane:
     __slots__ = ("s", "x", "y", "z", "h", "t", "ts", "tv", "wv", "dir")
 
     def __init__(self, s, x, y, z, h, ts, tv, wv, d):
         self.s, self.x, self.y, self.z, self.h, self.ts, self.tv, self.wv, self.dir = s, x, y, z, h, ts, tv, wv, d
         self.t = np.interp(s, ts, tv).tolist()  # the centre's lateral t at every pose sample
+
+
+def lane_pose(ln: _Lane, s: float, offset: float = 0.0):
+    """LaneTable.pose on an already fetched lane table (the per-vehicle, per-tick path)."""
+    ss = ln.s
+    i = bisect.bisect_right(ss, s) - 1
+    i = 0 if i < 0 else len(ss) - 2 if i > len(ss) - 2 else i
+    s0 = ss[i]
+    u = (s - s0) / (ss[i + 1] - s0)
+    u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
+    lx, ly, lh, lt = ln.x, ln.y, ln.h, ln.t
+    x = lx[i] + u * (lx[i + 1] - lx[i])
+    y = ly[i] + u * (ly[i + 1] - ly[i])
+    z = ln.z[i] + u * (ln.z[i + 1] - ln.z[i])
+    h = lh[i] + u * (lh[i + 1] - lh[i])
+    t = lt[i] + u * (lt[i + 1] - lt[i])
+    if offset:
+        # The road frame's left normal is the lane's left normal for lanes along s, its right one against s.
+        k = offset * ln.dir
+        x -= k * math.sin(h)
+        y += k * math.cos(h)
+        t += offset
+    return x, y, z, math.remainder(h, math.tau), t
 
 
 class LaneTable:
@@ -110,24 +140,7 @@ class LaneTable:
 
     def pose(self, road: str, lane: int, extent: tuple[float, float], s: float, offset: float = 0.0):
         """(x, y, z, h, t) at s on the lane centre, shifted `offset` m left in the road frame."""
-        ln = self.lane(road, lane, extent)
-        ss = ln.s
-        i = bisect.bisect_right(ss, s) - 1
-        i = 0 if i < 0 else len(ss) - 2 if i > len(ss) - 2 else i
-        u = (s - ss[i]) / (ss[i + 1] - ss[i])
-        u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
-        x = ln.x[i] + u * (ln.x[i + 1] - ln.x[i])
-        y = ln.y[i] + u * (ln.y[i + 1] - ln.y[i])
-        z = ln.z[i] + u * (ln.z[i + 1] - ln.z[i])
-        h = ln.h[i] + u * (ln.h[i + 1] - ln.h[i])
-        t = ln.t[i] + u * (ln.t[i + 1] - ln.t[i])
-        if offset:
-            # The road frame's left normal is the lane's left normal for lanes along s, its right one against s.
-            k = offset * ln.dir
-            x -= k * math.sin(h)
-            y += k * math.cos(h)
-            t += offset
-        return x, y, z, math.remainder(h, math.tau), t
+        return lane_pose(self.lane(road, lane, extent), s, offset)
 
     def project(self, road: str, lane: int, extent: tuple[float, float], x: float, y: float, s_guess: float,
                 reach: int = 8) -> tuple[float, float, float, float, float] | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor
+from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, lane_pose, make_actor, make_lanepos
 
 __all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
 
@@ -133,6 +133,8 @@ class Traffic:
         self.rng = random.Random(int(cfg.get("seed", 0)) * 1_000_003 + int(seed))
         self.default_speed = speed_limit or DEFAULT_SPEED
         self.table = LaneTable(network)
+        self._tables: dict[tuple[str, int], Any] = {}  # (road, lane) -> the table's sampled lane, fetched once
+        self._keys: dict[tuple[str, int], list[float]] = {}  # the s of _index's entries, per lane, this tick
         self._dyn_signals = any(getattr(s, "dynamic", False) for s in getattr(network, "signals", {}).values())
         self.vehicles: list[TrafficVehicle] = []
         self._slots: list[tuple[str, int, float]] = []
@@ -263,6 +265,7 @@ class Traffic:
             idx.setdefault((o.road, o.lane), []).append(_Entry(o.s, o.id, o.speed, o.length))
         for lst in idx.values():
             lst.sort(key=lambda e: (e.s, e.id))
+        self._keys = {k: [e.s for e in lst] for k, lst in idx.items()}
         return idx
 
     def _next_lane(self, v: TrafficVehicle) -> tuple[str, int] | None:
@@ -274,7 +277,9 @@ class Traffic:
     def _leader(self, idx, road: str, lane: int, s: float, d: int, me: str, nxt) -> tuple[float | None, float, str | None]:
         """(gap to the leader's rear or None, leader speed, leader id) ahead in this lane and its successor."""
         lst = idx.get((road, lane), ())
-        keys = [e.s for e in lst]
+        keys = self._keys.get((road, lane)) if lst else ()
+        if keys is None or len(keys) != len(lst):  # an index not built by _index this tick
+            keys = [e.s for e in lst]
         if d > 0:
             cand = lst[bisect.bisect_left(keys, s):]
         else:
@@ -424,8 +429,15 @@ class Traffic:
                 w.dir = -w.dir
             self._walker_pose(w)
 
+    def _lane_table(self, road: str, lane: int):
+        key = (road, lane)
+        ln = self._tables.get(key)
+        if ln is None:
+            ln = self._tables[key] = self.table.lane(road, lane, self.extent(road, lane))
+        return ln
+
     def _pose(self, v: TrafficVehicle, dt: float) -> None:
-        x, y, z, h, t = self.table.pose(v.road, v.lane, self.extent(v.road, v.lane), v.s, v.offset)
+        x, y, z, h, t = lane_pose(self._lane_table(v.road, v.lane), v.s, v.offset)
         if v.lc_progress < 1.0:
             # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
             dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
@@ -448,7 +460,7 @@ class Traffic:
                 "id": v.id, "role": "background", "kind": v.kind, "x": v.x, "y": v.y, "z": v.z, "h": v.h,
                 "speed": v.speed, "vx": v.speed * c, "vy": v.speed * s, "ax": v.accel, "ay": v.speed * v.yaw_rate,
                 "yaw_rate": v.yaw_rate, "length": v.length, "width": v.width, "height": v.height,
-                "lane": LanePos(v.road, v.lane, v.s, v.t), "siren": False, "visible": True}))
+                "lane": make_lanepos(v.road, v.lane, v.s, v.t), "siren": False, "visible": True}))
         for w in self.walkers:
             out.append(make_actor(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
                                   speed=w.speed, vx=w.speed * math.cos(w.h), vy=w.speed * math.sin(w.h),
