@@ -157,7 +157,11 @@ def _crossing(actor, spot: Spot, b, layout: Layout) -> tuple[xosc.FollowTrajecto
     poly = xosc.Polyline([0.0, round(dur, 3)], [xosc.WorldPosition(x0, y0, 0.0, h), xosc.WorldPosition(x1, y1, 0.0, h)])
     traj = xosc.Trajectory(f"{actor.id}_crossing", False)
     traj.add_shape(poly)
-    action = xosc.FollowTrajectoryAction(traj, xosc.FollowingMode.position, xosc.ReferenceContext.relative, 1, 0)
+    # TimeReference None: the trajectory steers only and the walker covers it at its SpeedAction's speed, so
+    # no two actions compete for the longitudinal domain (a SpeedAction started after a timed trajectory
+    # overrides it and the walker strolls along the kerb). scenario_runner reads the vertex times but walks
+    # at the target speed either way; the times stay, consistent with that speed.
+    action = xosc.FollowTrajectoryAction(traj, xosc.FollowingMode.position)
     return action, h
 
 
@@ -183,9 +187,6 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
             ev.add_action(f"{name}_lane", _lane_change(actor.id, _lanes_left(layout, user, target) or 1,
                                                        b.duration, actor.speed))
         elif b.action == "cross_road":
-            # The speed goes first: the timed trajectory (lateral and longitudinal control) started after it
-            # overrides it under OpenSCENARIO's newest-action-wins rule, so the walker crosses on the vertex
-            # times; scenario_runner ignores vertex times and walks the polyline at this speed.
             action, _ = _crossing(actor, spot, b, layout)
             ev.add_action(f"{name}_speed", _speed(b.speed))
             ev.add_action(f"{name}_walk", action)

@@ -80,17 +80,20 @@ def test_emitted_path_crosses_from_edge_to_edge(case):
     assert times[0] == 0.0 and all(b > a for a, b in zip(times, times[1:]))
     length = sum(math.dist(a, b) for a, b in zip(xy, xy[1:]))
     assert length / times[-1] == pytest.approx(speed, rel=0.01)
-    assert ev.find(".//FollowTrajectoryAction/TimeReference/Timing").get("domainAbsoluteRelative") == "relative"
 
 
-def test_timed_trajectory_is_the_newest_action_of_its_event(case):
-    """A SpeedAction started after a timed FollowTrajectoryAction on the same actor overrides it (OpenSCENARIO:
-    the newest action in a control domain wins), which made walkers stroll along the kerb instead of crossing."""
-    folder, walker, *_ = case
+def test_trajectory_and_speed_share_no_control_domain(case):
+    """A timed trajectory also owns the longitudinal domain, so the event's SpeedAction (newest action wins)
+    ended it and walkers strolled along the kerb; untimed, the path steers and the SpeedAction sets the pace."""
+    folder, walker, _, _, speed = case
     ev = _crossing_event(etree.parse(str(folder / "scenario.xosc")).getroot(), walker)
     kinds = [a.find("PrivateAction/*/*").tag for a in ev.findall("Action")]
-    assert "FollowTrajectoryAction" in kinds and "SpeedAction" in kinds  # scenario_runner walks at the speed
-    assert kinds.index("SpeedAction") < kinds.index("FollowTrajectoryAction")
+    assert sorted(kinds) == ["FollowTrajectoryAction", "SpeedAction"]  # scenario_runner walks at that speed
+    follow = ev.find(".//FollowTrajectoryAction")
+    assert follow.find("TimeReference/Timing") is None and follow.find("TimeReference/None") is not None
+    assert follow.find("TrajectoryFollowingMode").get("followingMode") == "position"
+    target = ev.find(".//SpeedAction/SpeedActionTarget/AbsoluteTargetSpeed")
+    assert float(target.get("value")) == pytest.approx(speed)
 
 
 def _walker_states(trace, walker: str):
