@@ -126,12 +126,12 @@ def load_and_query(data: bytes) -> None:
 
 
 # ---- mutations -------------------------------------------------------------------------------
-OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "dup_id"])
+OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "retag", "dup_id"])
 EDIT = st.tuples(OPS, st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(VALUES))
 
 
 def mutate_tree(data: bytes, edits) -> bytes:
-    """Apply structural edits to the XML: attributes deleted/rewritten, elements dropped, duplicated, swapped."""
+    """Structural edits: attributes deleted/rewritten, elements dropped, duplicated, swapped, renamed."""
     root = etree.fromstring(data)
     for op, a, b, value in edits:
         els = [e for e in root.iter() if isinstance(e.tag, str) and e is not root]
@@ -149,6 +149,8 @@ def mutate_tree(data: bytes, edits) -> bytes:
             el.getparent().remove(el)
         elif op == "dup":
             el.addnext(copy.deepcopy(el))
+        elif op == "retag":
+            el.tag = els[b % len(els)].tag  # another element's name: a <line> becomes an <arc>, a <Story> an <Act>
         elif op == "swap" and el.getnext() is not None:
             nxt = el.getnext()
             el.getparent().remove(nxt)

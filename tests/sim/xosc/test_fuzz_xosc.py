@@ -110,14 +110,14 @@ def check(folder: Path, name: str, data: bytes) -> None:
 
 
 # ---- mutations -------------------------------------------------------------------------------
-OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap"])
+OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "retag"])
 EDIT = st.tuples(OPS, st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(VALUES))
 BYTE_EDITS = st.lists(st.tuples(st.sampled_from(["truncate", "delete", "insert", "flip"]), st.integers(0, 10**7),
                                 st.binary(max_size=6)), min_size=1, max_size=3)
 
 
 def mutate_tree(data: bytes, edits) -> bytes:
-    """Apply structural edits: attributes deleted/rewritten, elements dropped, duplicated, swapped."""
+    """Apply structural edits: attributes deleted/rewritten, elements dropped, duplicated, swapped, renamed."""
     root = etree.fromstring(data)
     for op, a, b, value in edits:
         els = [e for e in root.iter() if isinstance(e.tag, str) and e is not root]
@@ -135,6 +135,8 @@ def mutate_tree(data: bytes, edits) -> bytes:
             el.getparent().remove(el)
         elif op == "dup":
             el.addnext(copy.deepcopy(el))
+        elif op == "retag":
+            el.tag = els[b % len(els)].tag  # another element's name: a <line> becomes an <arc>, a <Story> an <Act>
         elif op == "swap" and el.getnext() is not None:
             nxt = el.getnext()
             el.getparent().remove(nxt)
