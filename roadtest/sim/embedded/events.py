@@ -97,7 +97,10 @@ class EventDetector:
         self._lane: dict[str, tuple[str, int, float]] = {}
 
     def collisions(self, boxes: Sequence[Box], first: str | None = None) -> tuple[list[Event], list[Event]]:
-        """(new contacts this tick, all current contacts); `first` (the ego) is named as `actor` when involved."""
+        """(new contacts this tick, all current contacts); `first` (the ego) is named as `actor` when involved.
+
+        Any objects with Box's fields serve (the simulator passes its ActorStates).
+        """
         now: set[tuple[str, str]] = set()
         new: list[Event] = []
         current: list[Event] = []

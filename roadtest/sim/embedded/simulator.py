@@ -20,7 +20,7 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.embedded.events import DRIVABLE, EventDetector, make_box
+from roadtest.sim.embedded.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, make_actor
 from roadtest.sim.embedded.sensors import observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
@@ -232,7 +232,8 @@ class EmbeddedSimulation(Simulation):
             actors.extend(self.traffic.actor_states())
         events: list[Event] = []
         if self.frame > 0:
-            boxes = [make_box(a.id, a.x, a.y, a.h, a.length, a.width, a.vx, a.vy, a.kind) for a in actors if a.visible]
+            # ActorState has every Box field the detector reads, so the actors themselves serve as boxes.
+            boxes = [a for a in actors if a.visible]
             new, current = self.detector.collisions(boxes, first=self.ego_id)
             events.extend(new)
             self._engine_events = current

@@ -437,7 +437,8 @@ class Traffic:
         return ln
 
     def _pose(self, v: TrafficVehicle, dt: float) -> None:
-        x, y, z, h, t = lane_pose(self._lane_table(v.road, v.lane), v.s, v.offset)
+        ln = self._tables.get((v.road, v.lane)) or self._lane_table(v.road, v.lane)
+        x, y, z, h, t = lane_pose(ln, v.s, v.offset if v.lc_progress < 1.0 else 0.0)
         if v.lc_progress < 1.0:
             # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
             dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
