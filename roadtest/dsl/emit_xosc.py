@@ -3,7 +3,8 @@
 scenario_runner constraints kept here (see issue 2 section 3): revMinor 0; header description not
 starting with "CARLA:"; ego entity "hero" with Property type=ego_vehicle; every Act has a
 SimulationTime StopTrigger; lane changes as RelativeTargetLane with distance dynamics; trajectories as
-Polylines with vertex times; no RoutePosition, AcquirePosition, AssignRoute, LanePosition offsets;
+Polylines with vertex times (its parser reads them) under TimeReference None, paced by a SpeedAction;
+no RoutePosition, AcquirePosition, AssignRoute, LanePosition offsets;
 every Environment has TimeOfDay, Sun, Fog, Precipitation and RoadCondition.
 The ego's own Act is named EGO_DEFAULT_ACT: a runtime that lets an agent drive the ego skips it.
 """
