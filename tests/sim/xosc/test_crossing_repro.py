@@ -64,3 +64,16 @@ def test_background_traffic_does_not_overlap_scenario_actors(tmp_path):
     hits = [(st.time, e.actor, e.other) for st in trace.states for e in st.events
             if e.kind == "collision" and "hero" not in (e.actor, e.other)]
     assert hits == []
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "scenario design (scripts/make_suites.py / dsl.compose), not the runtime: the composed L5 emergency scenes "
+    "put a 60 km/h keep_speed ambulance 35 m behind the ego and a 15 km/h keep_speed truck 40 m ahead, all in "
+    "one lane; storyboard actors do not avoid each other (OpenSCENARIO, as esmini), so the ambulance drives "
+    "through the truck at t=5.5 s whatever the agent does"))
+def test_composed_emergency_scene_actors_do_not_overlap(tmp_path):
+    trace = _trace("scenarios/composed/L5/yield_emergency_vehicle_no_overtaking_solid_line_safe_distance.yaml",
+                   tmp_path)
+    hits = [(st.time, e.actor, e.other) for st in trace.states for e in st.events
+            if e.kind == "collision" and "hero" not in (e.actor, e.other)]
+    assert hits == []
