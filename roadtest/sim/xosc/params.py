@@ -200,6 +200,8 @@ def evaluate(expr: str, params: Mapping[str, Any]) -> float:
 
 
 def _fmt(v: float) -> str:
+    if not math.isfinite(v):
+        raise ExpressionError(f"value {v!r} is not a finite number")
     return str(int(v)) if v == int(v) and abs(v) < 1e15 else repr(v)
 
 
