@@ -224,7 +224,7 @@ REPRODUCERS = [
 
 @pytest.mark.parametrize("seed, xpath, op, attr, value", REPRODUCERS)
 def test_crash_reproducer(request, seed, xpath, op, attr, value):
-    """Each mutation that crashed the engine plays or gives a UserError (crash() cases: xfail until fixed)."""
+    """Each mutation that crashed the engine plays or gives a UserError."""
     if seed.endswith(".xosc"):
         folder, name, data = next(s for s in request.getfixturevalue("public_scenarios") if s[1] == seed)
     else:
