@@ -57,30 +57,46 @@ def boxes_overlap(a: Box, b: Box) -> bool:
     return True
 
 
+def _extents(b: Box) -> tuple[float, float]:
+    """Half extents of a box's axis-aligned bounds, padded so that rounding never drops a touching pair."""
+    c, s = abs(math.cos(b.h)), abs(math.sin(b.h))
+    hl, hw = 0.5 * b.length, 0.5 * b.width
+    return c * hl + s * hw + 1e-6, s * hl + c * hw + 1e-6
+
+
 def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
-    """Index pairs (i < j) whose boxes overlap: a sweep along x over axis-aligned bounds, then the exact test."""
+    """Index pairs (i < j) whose boxes overlap: a sweep along x over bounding circles, axis-aligned bounds for
+    the pairs that pass, then the exact test."""
     n = len(boxes)
     if n < 2:
         return []
-    ex, ey = [], []
+    radius: dict[tuple[float, float], float] = {}
+    r = []
     for b in boxes:
-        c, s = abs(math.cos(b.h)), abs(math.sin(b.h))
-        hl, hw = 0.5 * b.length, 0.5 * b.width
-        # Axis-aligned half extents, padded so that rounding never drops a touching pair.
-        ex.append(c * hl + s * hw + 1e-6)
-        ey.append(s * hl + c * hw + 1e-6)
+        key = (b.length, b.width)
+        rb = radius.get(key)
+        if rb is None:
+            rb = radius[key] = 0.5 * math.hypot(b.length, b.width) + 1e-6
+        r.append(rb)
     xs = [b.x for b in boxes]
-    ys = [b.y for b in boxes]
     order = sorted(range(n), key=xs.__getitem__)
-    emax = max(ex)
+    rmax = max(r)
+    ext: dict[int, tuple[float, float]] = {}
     out = []
     for a_pos, i in enumerate(order):
-        xi, yi, exi, eyi = xs[i], ys[i], ex[i], ey[i]
+        bi, ri, xi = boxes[i], r[i], xs[i]
         for j in order[a_pos + 1:]:
             dx = xs[j] - xi
-            if dx > exi + emax:
+            if dx > ri + rmax:
                 break
-            if dx <= exi + ex[j] and abs(ys[j] - yi) <= eyi + ey[j] and boxes_overlap(boxes[i], boxes[j]):
+            bj = boxes[j]
+            dy = bj.y - bi.y
+            reach = ri + r[j]
+            if dx * dx + dy * dy > reach * reach:
+                continue
+            ei = ext.get(i) or ext.setdefault(i, _extents(bi))
+            ej = ext.get(j) or ext.setdefault(j, _extents(bj))
+            if dx <= ei[0] + ej[0] and abs(dy) <= ei[1] + ej[1] and boxes_overlap(bi, bj):
                 out.append((i, j) if i < j else (j, i))
     return sorted(out)
 

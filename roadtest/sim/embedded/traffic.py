@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, LanePos
@@ -113,13 +114,16 @@ class Walker:
     h: float = 0.0
 
 
-@dataclass
 class _Entry:
-    s: float
-    id: str
-    speed: float
-    length: float
-    veh: TrafficVehicle | None = field(default=None, compare=False)
+    """One actor in a lane's ordered list (slots: built for every actor, every tick)."""
+
+    __slots__ = ("s", "id", "speed", "length", "veh")
+
+    def __init__(self, s: float, id: str, speed: float, length: float, veh: TrafficVehicle | None = None):
+        self.s, self.id, self.speed, self.length, self.veh = s, id, speed, length, veh
+
+
+_BY_S_ID = operator.attrgetter("s", "id")
 
 
 class Traffic:
@@ -264,7 +268,7 @@ class Traffic:
         for o in others:
             idx.setdefault((o.road, o.lane), []).append(_Entry(o.s, o.id, o.speed, o.length))
         for lst in idx.values():
-            lst.sort(key=lambda e: (e.s, e.id))
+            lst.sort(key=_BY_S_ID)
         self._keys = {k: [e.s for e in lst] for k, lst in idx.items()}
         return idx
 
