@@ -4,7 +4,7 @@ code and with a baseline from an earlier commit, in the same process, as a ratio
 The baseline is objects_sensor.py and expert.py of git revision --baseline (default: the last commit before
 issue 5's speed-up), loaded from `git show` into modules of their own and swapped in for the run.
 Times are CPU seconds of this process (fastest of --repeat); "sensor" is the time inside objects_view.
-Run: python3 benchmarks/agents_bench.py [TARGET ...] [--baseline REV] [--repeat 2]
+Run: python3 benchmarks/agents_bench.py [TARGET ...] [--baseline REV] [--sensor-only] [--repeat 2]
 (TARGET: scenario .yaml, suite or bundle folder; default scenarios/suites/smoke.yaml)
 """
 
@@ -99,11 +99,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("targets", nargs="*", type=Path, default=[ROOT / "scenarios" / "suites" / "smoke.yaml"])
     ap.add_argument("--baseline", default=BASELINE_REV, help="git revision of the baseline objects_sensor.py")
+    ap.add_argument("--sensor-only", action="store_true",
+                    help="swap in only the baseline sensor; the current expert drives both (for revisions whose expert differs)")
     ap.add_argument("--repeat", type=int, default=2, help="episodes per variant and sensor; the fastest counts")
     a = ap.parse_args()
     from roadtest.runner.cli import resolve_target
 
     base, base_agent = baseline(a.baseline)
+    base_agent = "expert" if a.sensor_only else base_agent
     with tempfile.TemporaryDirectory() as tmp:
         bundles = [b for t in a.targets for b in resolve_target(t, Path(tmp))]
         print(f"{'variant':34} {'ticks':>5} {'base s':>7} {'new s':>7} {'ratio':>6} {'sensor base':>11} "
