@@ -4,6 +4,7 @@ through junctions, signals obeyed, pedestrians on sidewalks; everything seeded f
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import operator
 import random
@@ -285,9 +286,9 @@ class Traffic:
         if keys is None or len(keys) != len(lst):  # an index not built by _index this tick
             keys = [e.s for e in lst]
         if d > 0:
-            cand = lst[bisect.bisect_left(keys, s):]
+            cand = itertools.islice(lst, bisect.bisect_left(keys, s), None)
         else:
-            cand = reversed(lst[:bisect.bisect_right(keys, s)])
+            cand = (lst[i] for i in range(bisect.bisect_right(keys, s) - 1, -1, -1))
         for e in cand:
             if e.id != me and (e.s - s) * d >= 0:
                 return abs(e.s - s), e.speed, e.id
@@ -318,15 +319,16 @@ class Traffic:
         """Accelerations and lane-change choices of every vehicle from one frozen snapshot."""
         idx = self._index(others)
         lengths = {e.id: e.length for lst in idx.values() for e in lst}
+        p, dyn = self.p, self._dyn_signals
         for v in self.vehicles:
-            nxt = self._next_lane(v)
+            nxt = v.next if v.next is not None and v.next is not _DEAD_END else self._next_lane(v)
             gap, ls, lid = self._leader(idx, v.road, v.lane, v.s, v.dir, v.id, nxt)
             if gap is not None:
                 gap -= 0.5 * (v.length + lengths[lid])
-            stop = self._signal_gap(v, signals)
+            stop = self._signal_gap(v, signals) if dyn else None
             if stop is not None and (gap is None or stop < gap):
                 gap, ls = stop, 0.0
-            v.accel = self._acc(v.speed, v.v0, gap, ls)
+            v.accel = idm_accel(v.speed, v.v0, gap, v.speed - ls, p)
             v.lc_target = None
             v.mobil_clock += dt
             if v.mobil_clock >= MOBIL_PERIOD and v.lc_progress >= 1.0:
@@ -392,6 +394,7 @@ class Traffic:
     # ---- integration -----------------------------------------------------------------------------
     def integrate(self, dt: float) -> None:
         """Move every vehicle and walker one tick along its lane; leave the network at dead ends."""
+        extents = self.table._extent
         for v in self.vehicles:
             if v.lc_target is not None:
                 w = 0.5 * (self.net.lane_width(v.road, v.lane, v.s) + self.net.lane_width(v.road, v.lc_target, v.s))
@@ -409,7 +412,8 @@ class Traffic:
                 v.lc_progress = min(1.0, v.lc_progress + dt / LC_TIME)
                 if v.lc_progress >= 1.0:
                     v.lc_from = None
-            over = -self._remaining(v.road, v.lane, v.s, v.dir)
+            lo, hi = extents.get((v.road, v.lane)) or self.extent(v.road, v.lane)
+            over = v.s - hi if v.dir > 0 else lo - v.s
             while over > 0 and v.alive:
                 nxt = self._next_lane(v)
                 if nxt is None:
