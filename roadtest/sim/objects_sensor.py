@@ -15,6 +15,7 @@ Returned dict:
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
   speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...],
+  passed_speed_sign {distance, speed_limit (None for an end-of-limit sign)} or None: the last speed sign behind,
   driving_side, rules (meta.rules as given), governing (meta.governing).
 A light's state is WorldState.signals[signal_id], else signals[id]. Without meta.scene (a foreign
 .xosc) lights, stop signs (206) and speed limits (274) come from the map's own signals.
@@ -424,14 +425,21 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
         return d if -60.0 <= d <= FEATURE_RANGE else None
 
     signs = []
+    last_passed: tuple[float, float | None] | None = None  # (distance, limit or None for an end sign)
     for sg in scene.get("signs") or []:
-        d = ahead(placer.place(sg.get("road"), sg.get("s", 0.0)))
+        rs = placer.place(sg.get("road"), sg.get("s", 0.0))
+        kind = str(sg.get("kind") or sg.get("id") or "")
+        if rs is not None and rs - ego_rs <= 0.0 and "speed" in kind.lower() and "min" not in kind.lower():
+            # a passed limit stays in force until the next limit or end sign, however far behind
+            if last_passed is None or rs - ego_rs > last_passed[0]:
+                last_passed = (rs - ego_rs, sign_speed_limit({**sg, "kind": kind}))
+        d = ahead(rs)
         if d is None:
             continue
-        kind = str(sg.get("kind") or sg.get("id") or "")
         signs.append({"id": sg.get("id"), "kind": kind, "value": sg.get("value"), "unit": sg.get("unit"), "distance": d,
                       "speed_limit": sign_speed_limit({**sg, "kind": kind})})
     view["signs"] = sorted(signs, key=lambda d: d["distance"])
+    view["passed_speed_sign"] = None if last_passed is None else {"distance": last_passed[0], "speed_limit": last_passed[1]}
     lights = []
     for lt in scene.get("lights") or []:
         d = ahead(placer.place(lt.get("road"), lt.get("s", 0.0)))
@@ -512,9 +520,9 @@ def _limits(view: dict[str, Any], scene: Mapping[str, Any]) -> None:
     """Fill speed_limit (in force now) and speed_limits_ahead from scene default, map, signs and zones."""
     base = scene.get("speed_limit")
     lane = view.get("lane") or {}
-    passed = [sg for sg in view["signs"] if sg["speed_limit"] is not None and sg["distance"] <= 0.0]
-    if passed:
-        base = max(passed, key=lambda d: d["distance"])["speed_limit"]
+    passed = view.get("passed_speed_sign")
+    if passed is not None and passed["speed_limit"] is not None:
+        base = passed["speed_limit"]
     elif base is None:
         base = lane.get("speed_limit")
     limits = [float(base)] if base is not None else []

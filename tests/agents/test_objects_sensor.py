@@ -146,3 +146,15 @@ def test_ego_at_rest_reuses_its_lane_info_without_sharing_it():
     moved = ActorState(id="hero", role="ego", kind="car", x=60.0, y=-W / 2, z=0, h=0.0, speed=8.0)
     view = sensor(WorldState(time=2.0, frame=40, actors=(moved,), signals={}, environment=Environment()), "hero")
     assert CountingRoad.calls == 2 and view["ego"]["route_s"] == pytest.approx(50.0)
+
+
+def test_a_passed_limit_stays_in_force_until_the_next_sign_however_far_behind():
+    ego = ActorState(id="hero", role="ego", kind="car", x=200.0, y=-W / 2, z=0, h=0.0, speed=8.0)
+    state = WorldState(time=1.0, frame=20, actors=(ego,))
+    sign = {"id": "speed_limit", "road": "1", "s": 30.0, "value": 50, "unit": "km/h"}
+    view = objects_view(state, FakeStraightNetwork(), straight_meta(speed_limit=20.0, signs=[sign]), "hero")
+    assert view["signs"] == []  # out of the sensor's range behind...
+    assert view["speed_limit"] == pytest.approx(50 / 3.6)  # ...but still the limit in force
+    end = {"id": "end_speed_limit", "road": "1", "s": 120.0}
+    view = objects_view(state, FakeStraightNetwork(), straight_meta(speed_limit=20.0, signs=[sign, end]), "hero")
+    assert view["speed_limit"] == pytest.approx(20.0)  # the end sign restores the road's limit
