@@ -170,6 +170,16 @@ def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], headi
     return best
 
 
+def _end_speed(p: Path) -> float:
+    """Speed over the last timed path segment that takes time (length / time difference)."""
+    assert p.times is not None
+    for i in range(len(p.times) - 1, 0, -1):
+        span = float(p.times[i] - p.times[i - 1])
+        if span > 1e-9:
+            return float(p.cum[i] - p.cum[i - 1]) / span
+    return 0.0
+
+
 def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
     """Move an entity under the default controller for dt seconds at e.speed."""
     cache = cache or LaneCache(net)
@@ -189,6 +199,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         ended = time >= p.times[-1] - 1e-9 if p.times is not None else p.s >= p.length - 1e-6
         if ended:
             m.path = None
+            if p.times is not None:
+                e.speed = _end_speed(p)  # it goes on at the path's end speed, not at this tick's clamped step
             r = locate(net, e.x, e.y, e.z, e.h)
             if r.lane is not None and r.lane.lane:
                 place(e, m, r, net)
