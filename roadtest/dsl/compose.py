@@ -25,6 +25,9 @@ YELLOW_CENTRE = frozenset({"CN", "US", "CA", "KR"})
 # roadtest's default limits per road kind, km/h at the YAML surface
 DECORATIVE = frozenset({"tunnel", "pedestrian_crossing", "school_zone", "work_zone"})
 ROAD_LIMIT = {"urban": 50, "rural": 80, "expressway": 100}
+# an ambulance behind the ego and a slower lead ahead in one lane: lead distance ahead of the ego, m;
+# gap the ambulance keeps behind the lead (centre to centre), m; the ambulance's braking, m/s^2
+EV_LEAD_AHEAD, EV_GAP, EV_BRAKE = 80, 25, 4
 
 
 @dataclass
@@ -153,6 +156,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     actors: list[dict[str, Any]] = []
     for need in comp.actors:
         actors.extend(_actors_for(need, road))
+    _ambulance_behind_lead(actors)
     env = {"weather": "fog_dense" if f["visibility"] == "low" else "clear",
            "time": "23:00" if f["light"] == "night" else "12:00"}
     turn = "left" if country in LEFT_HAND else "right"  # the near-side turn: no oncoming traffic to cross
@@ -229,6 +233,25 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
     if need == "cross_traffic" and two:
         return []
     return []  # cross traffic on another arm is not placeable in the scenario language yet: add it by hand
+
+
+def _ambulance_behind_lead(actors: list[dict[str, Any]]) -> None:
+    """Keep a storyboard ambulance from driving through a slower lead in its lane (neither reacts to the other).
+
+    The lead is put further ahead, so the ambulance has passed the ego before it gets there, and the
+    ambulance slows to the lead's speed on a time trigger that leaves a gap of EV_GAP metres between them.
+    """
+    amb = next((a for a in actors if a["id"] == "ambulance"), None)
+    lead = next((a for a in actors if a["id"] == "lead"), None)
+    if amb is None or lead is None or amb["speed"] <= lead["speed"]:
+        return
+    lead["place"] = {**lead["place"], "distance": EV_LEAD_AHEAD}
+    va, vl = amb["speed"] / 3.6, lead["speed"] / 3.6
+    gap = amb["place"]["distance"] + EV_LEAD_AHEAD  # centre to centre at t = 0
+    braking = (va - vl) ** 2 / (2 * EV_BRAKE)  # metres the ambulance gains on the lead while slowing
+    start = (gap - EV_GAP - braking) / (va - vl)
+    amb["behaviours"] = [*amb["behaviours"], {"action": "change_speed", "to": lead["speed"], "rate": EV_BRAKE,
+                                              "trigger": {"time": round(start, 1)}}]
 
 
 def render_yaml(scenario: dict[str, Any], note: str = "") -> str:

@@ -29,11 +29,6 @@ TIMED = """<PrivateAction><RoutingAction><FollowTrajectoryAction><Trajectory nam
   <TrajectoryFollowingMode followingMode="position"/></FollowTrajectoryAction></RoutingAction></PrivateAction>"""
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "sim/xosc/motion.advance: on the tick a timed path ends, e.speed = clamped displacement / dt "
-    "(0.83 m/s here: 6.48 s is not a multiple of the 0.05 s tick), and the entity goes on along its lane at "
-    "that speed instead of the path's end speed (9 m in 6.48 s = 1.39 m/s); fix: take the speed of the "
-    "last path segment (length / time difference) when the path ends"))
 def test_speed_after_timed_trajectory_is_the_paths_end_speed(tmp_path):
     from xosc_docs import event, scenario, sim_time, speed_action, straight_road, teleport, trigger
 
@@ -66,11 +61,6 @@ def test_background_traffic_does_not_overlap_scenario_actors(tmp_path):
     assert hits == []
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "scenario design (scripts/make_suites.py / dsl.compose), not the runtime: the composed L5 emergency scenes "
-    "put a 60 km/h keep_speed ambulance 35 m behind the ego and a 15 km/h keep_speed truck 40 m ahead, all in "
-    "one lane; storyboard actors do not avoid each other (OpenSCENARIO, as esmini), so the ambulance drives "
-    "through the truck at t=5.5 s whatever the agent does"))
 def test_composed_emergency_scene_actors_do_not_overlap(tmp_path):
     trace = _trace("scenarios/composed/L5/yield_emergency_vehicle_no_overtaking_solid_line_safe_distance.yaml",
                    tmp_path)
