@@ -260,7 +260,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
     e.x, e.y, e.z = x, y, z
     dh = math.atan2((m.offset - old) * m.sdir, abs(step)) if abs(step) > 1e-9 else 0.0
     h = ph if m.sdir == net.lane_direction(m.road, m.lane) else ph + math.pi
-    e.h = wrap(h + (dh if e.speed >= 0 else -dh))
+    if abs(step) > 1e-9:  # a standing entity keeps its heading (a walker teleported across the road) until it moves
+        e.h = wrap(h + (dh if e.speed >= 0 else -dh))
     lane = m.lane
     if m.lat is not None and m.lat.from_lane is not None and not m.lat.done:
         w = net.lane_width(m.road, m.lane, m.s)
