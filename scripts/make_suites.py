@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from roadtest.dsl.compose import compose_scenario, render_yaml
+from roadtest.dsl.compose import compose_scenario, fit_emergency_scene, render_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BIG3 = ["CN", "DE", "US"]
@@ -85,6 +85,7 @@ def build() -> dict[str, int]:
             base_country = countries[0]
             sc = _merge(compose_scenario(rules, base_country, countries=countries), tweaks)
             _fit_route(sc)
+            fit_emergency_scene(sc)  # its timings depend on the road's length
             sc["name"] = f"{level.lower()}-" + "-".join(r.replace("_", "-") for r in rules)
             sc["level"] = level
             sc["sweep"] = {"country": countries, **sweep}

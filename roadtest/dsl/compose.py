@@ -16,7 +16,7 @@ import yaml
 from roadtest.dsl.rules import CONTEXT_FACTS, Rule, get_rule, load_catalogue
 from roadtest.errors import UserError
 
-__all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml"]
+__all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml", "fit_emergency_scene"]
 
 DEFAULT_FACTS = {"road": "urban", "junction": "none", "center_marking": "dashed", "lane_change": "permitted",
                  "visibility": "normal", "light": "day", "zone": "none", "traffic": "two_way"}
@@ -156,7 +156,6 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     actors: list[dict[str, Any]] = []
     for need in comp.actors:
         actors.extend(_actors_for(need, road))
-    _ambulance_behind_lead(actors)
     env = {"weather": "fog_dense" if f["visibility"] == "low" else "clear",
            "time": "23:00" if f["light"] == "night" else "12:00"}
     turn = "left" if country in LEFT_HAND else "right"  # the near-side turn: no oncoming traffic to cross
@@ -179,6 +178,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     }
     if not actors:
         del scenario["actors"]
+    fit_emergency_scene(scenario)
     return scenario
 
 
@@ -235,23 +235,34 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
     return []  # cross traffic on another arm is not placeable in the scenario language yet: add it by hand
 
 
-def _ambulance_behind_lead(actors: list[dict[str, Any]]) -> None:
+def fit_emergency_scene(scenario: dict[str, Any]) -> None:
     """Keep a storyboard ambulance from driving through a slower lead in its lane (neither reacts to the other).
 
-    The lead is put further ahead, so the ambulance has passed the ego before it gets there, and the
-    ambulance slows to the lead's speed on a time trigger that leaves a gap of EV_GAP metres between them.
+    The lead is put EV_LEAD_AHEAD ahead of the ego, so the ambulance has passed the ego before it gets
+    there; the ambulance slows to the lead's speed EV_GAP behind it, and stops before the lead stops at
+    the road's end; the ego's goal is put short of where the ambulance stops. Call it again after
+    changing the road's length.
     """
+    actors = scenario.get("actors") or []
     amb = next((a for a in actors if a["id"] == "ambulance"), None)
     lead = next((a for a in actors if a["id"] == "lead"), None)
     if amb is None or lead is None or amb["speed"] <= lead["speed"]:
         return
     lead["place"] = {**lead["place"], "distance": EV_LEAD_AHEAD}
     va, vl = amb["speed"] / 3.6, lead["speed"] / 3.6
+    ego_s, length = scenario["ego"]["s"], scenario["road"]["length"]
     gap = amb["place"]["distance"] + EV_LEAD_AHEAD  # centre to centre at t = 0
     braking = (va - vl) ** 2 / (2 * EV_BRAKE)  # metres the ambulance gains on the lead while slowing
-    start = (gap - EV_GAP - braking) / (va - vl)
-    amb["behaviours"] = [*amb["behaviours"], {"action": "change_speed", "to": lead["speed"], "rate": EV_BRAKE,
-                                              "trigger": {"time": round(start, 1)}}]
+    slow = (gap - EV_GAP - braking) / (va - vl)
+    at_end = (length - ego_s - EV_LEAD_AHEAD) / vl  # the lead reaches the dead end and stands there
+    stop = at_end - 1.0
+    amb["behaviours"] = [b for b in amb["behaviours"] if b["action"] == "keep_speed"] + [
+        {"action": "change_speed", "to": lead["speed"], "rate": EV_BRAKE, "trigger": {"time": round(slow, 1)}},
+        {"action": "stop", "rate": EV_BRAKE, "trigger": {"time": round(stop, 1)}}]
+    amb_stop = length - EV_GAP - vl * 1.0 + vl * vl / (2 * EV_BRAKE)
+    route = scenario["ego"]["route"]
+    if "distance" in route:
+        route["distance"] = min(route["distance"], int(amb_stop - EV_GAP - ego_s))
 
 
 def render_yaml(scenario: dict[str, Any], note: str = "") -> str:
