@@ -126,3 +126,22 @@ def test_a_lead_pulling_away_after_overtaking_is_exempt_from_safe_distance():
     assert verdict(close_fast, meta("safe_distance")) == "satisfied"  # 5 m gap, but it leaves at +5 m/s
     close_slow = drive(const(10.0, 20), others=lambda i, x: [other("car", "car", x + 9.0 + 0.1 * i, -1.75, 11.0)])
     assert verdict(close_slow, meta("safe_distance")) == "violated"  # 5 m gap, leaving at only +1 m/s
+
+
+def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuvre():
+    """Pull over across the solid line for the ambulance, rejoin once it is gone: excused; a third crossing is not."""
+    from tests.rules.synth import invasion
+
+    m = meta("no_overtaking_solid_line")
+    m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
+
+    def ev_until(i, x):  # the ambulance is behind for the first 40 ticks, then gone
+        return [other("amb", "emergency", x - 14.0, -1.75, speed=10.0, siren=True)] if i < 40 else []
+
+    def run(crossings):
+        return drive(const(10.0, 400), others=ev_until, events=lambda i: invasion(False) if i in crossings else ())
+
+    res = {r.id: r.verdict for r in evaluate_rules(run({30, 150}), m, CAT)}
+    assert res["no_overtaking_solid_line"] == "excused"
+    res = {r.id: r.verdict for r in evaluate_rules(run({30, 150, 250}), m, CAT)}
+    assert res["no_overtaking_solid_line"] == "violated"

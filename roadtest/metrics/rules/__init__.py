@@ -105,15 +105,29 @@ def governing_rule(rule_ids: Sequence[str], catalogue: Mapping[str, Rule]) -> tu
 
 
 ACTIVE_LEAD = 3.0  # s: a governing rule in play this long before a violation still excuses it
+RETURN_WINDOW = 20.0  # s: the return from a forced manoeuvre within this long is part of it
 
 
 def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
-    """Whether the governing rule was in play around every violation of the rule it outranks."""
+    """Whether every violation of the outranked rule was forced by the governing rule.
+
+    A violation is forced when the governing rule was in play around it, or when it is the one
+    return (within RETURN_WINDOW) from a forced manoeuvre: pulling over across a solid line for an
+    ambulance includes crossing back once it has passed.
+    """
     if not rule.monitor.active:
         return True
     series, _ = robustness(rule.monitor.active, {}, sig)
     on = [t for t, r in zip(sig.time, series) if r > 0]
-    return all(any(ep.start - ACTIVE_LEAD <= t <= ep.start + ep.duration for t in on) for ep in lose.episodes)
+    forced_at: float | None = None
+    for ep in lose.episodes:
+        if any(ep.start - ACTIVE_LEAD <= t <= ep.start + ep.duration for t in on):
+            forced_at = ep.start
+        elif forced_at is not None and ep.start - forced_at <= RETURN_WINDOW:
+            forced_at = None  # the return; a further violation needs its own reason
+        else:
+            return False
+    return True
 
 
 def _refs(meta: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
