@@ -135,7 +135,7 @@ def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuv
     m = meta("no_overtaking_solid_line")
     m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
 
-    def ev_until(i, x):  # the ambulance is behind for the first 40 ticks, then gone
+    def ev_until(i, x):  # the ambulance is behind for the first 4 s (40 ticks of 0.1 s), then gone
         return [other("amb", "emergency", x - 14.0, -1.75, speed=10.0, siren=True)] if i < 40 else []
 
     def run(crossings):
@@ -144,4 +144,10 @@ def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuv
     res = {r.id: r.verdict for r in evaluate_rules(run({30, 150}), m, CAT)}
     assert res["no_overtaking_solid_line"] == "excused"
     res = {r.id: r.verdict for r in evaluate_rules(run({30, 150, 250}), m, CAT)}
+    assert res["no_overtaking_solid_line"] == "violated"
+    # moved over where it was allowed, rejoined across the line after the ambulance passed: excused
+    res = {r.id: r.verdict for r in evaluate_rules(run({150}), m, CAT)}
+    assert res["no_overtaking_solid_line"] == "excused"
+    # long after the ambulance has gone, crossing is no longer part of yielding
+    res = {r.id: r.verdict for r in evaluate_rules(run({300}), m, CAT)}
     assert res["no_overtaking_solid_line"] == "violated"

@@ -105,28 +105,28 @@ def governing_rule(rule_ids: Sequence[str], catalogue: Mapping[str, Rule]) -> tu
 
 
 ACTIVE_LEAD = 3.0  # s: a governing rule in play this long before a violation still excuses it
-RETURN_WINDOW = 20.0  # s: the return from a forced manoeuvre within this long is part of it
+RETURN_WINDOW = 20.0  # s: rejoining within this long after the governing rule stops is part of the manoeuvre
 
 
 def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
     """Whether every violation of the outranked rule was forced by the governing rule.
 
     A violation is forced when the governing rule was in play around it, or when it is the one
-    return (within RETURN_WINDOW) from a forced manoeuvre: pulling over across a solid line for an
-    ambulance includes crossing back once it has passed.
+    return, within RETURN_WINDOW, after the governing rule was last in play: pulling over for an
+    ambulance includes rejoining the lane once it has passed.
     """
     if not rule.monitor.active:
         return True
     series, _ = robustness(rule.monitor.active, {}, sig)
     on = [t for t, r in zip(sig.time, series) if r > 0]
-    forced_at: float | None = None
+    returned: set[float] = set()
     for ep in lose.episodes:
         if any(ep.start - ACTIVE_LEAD <= t <= ep.start + ep.duration for t in on):
-            forced_at = ep.start
-        elif forced_at is not None and ep.start - forced_at <= RETURN_WINDOW:
-            forced_at = None  # the return; a further violation needs its own reason
-        else:
+            continue
+        last_on = max((t for t in on if t <= ep.start), default=None)
+        if last_on is None or ep.start - last_on > RETURN_WINDOW or last_on in returned:
             return False
+        returned.add(last_on)  # the return; a further violation needs its own reason
     return True
 
 
