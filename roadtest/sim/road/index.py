@@ -18,6 +18,7 @@ __all__ = ["LaneIndex", "Candidates"]
 
 STEP = 0.5  # m between samples along s
 K = 8  # nearest samples examined per query
+END_TOL = 0.05  # m: how far past a road end a point still counts as on it
 
 
 class Candidates:
@@ -149,7 +150,9 @@ class LaneIndex:
         out.dist_out = dist_out[rows, best]
         out.hdiff = hd[rows, best]
         br = P["ref"][bk]
-        out.on_road = (out.t >= R["tmin"][br] - 1e-6) & (out.t <= R["tmax"][br] + 1e-6)
+        # past a road's end is off that road however well t fits (END_TOL absorbs sampling error)
+        out.on_road = ((out.t >= R["tmin"][br] - 1e-6) & (out.t <= R["tmax"][br] + 1e-6)
+                       & (over[rows, best] <= END_TOL))
         return out
 
     def query_one(self, x: float, y: float, h: float | None = None, driving_only: bool = False,
@@ -207,7 +210,7 @@ class LaneIndex:
             if hint_roads is not None and hint_roads[R["road"][ri]]:
                 cost -= 0.3
             if cost < best_cost:
-                on_road = R["tmin"][ri] - 1e-6 <= t <= R["tmax"][ri] + 1e-6
+                on_road = R["tmin"][ri] - 1e-6 <= t <= R["tmax"][ri] + 1e-6 and over <= END_TOL
                 best_cost, best = cost, (k, s, t, P["lane"][k], center, 2 * half, dist_out, hd, on_road)
         return best
 
