@@ -6,17 +6,16 @@ byte-wise, then loaded and queried; any other exception, or a hang, is a reader 
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import re
-import signal
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
+from xml_mutations import BYTE_EDITS, edit_strategy, mutate_bytes, mutate_tree
+from xml_mutations import hang_guard as _hang_guard
 
 from roadtest.errors import MapError
 from roadtest.sim.road import RoadNetwork
@@ -68,19 +67,9 @@ def public_maps(conformance_dir) -> list[bytes]:
     return Seeds(out)
 
 
-@contextmanager
 def hang_guard(seconds: int = HANG_S):
     """Fail (instead of hanging the suite) when the body runs longer than `seconds`."""
-    def boom(*_):
-        raise AssertionError(f"example ran over {seconds} s: an infinite loop in the reader or a query")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    return _hang_guard(seconds, "the reader or a query")
 
 
 def finite(p) -> bool:
@@ -126,61 +115,10 @@ def load_and_query(data: bytes) -> None:
 
 
 # ---- mutations -------------------------------------------------------------------------------
-OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "retag", "dup_id"])
-EDIT = st.tuples(OPS, st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(VALUES))
+OPS = ["del_attr", "set_attr", "drop", "dup", "swap", "retag", "dup_id"]
+EDIT = edit_strategy(OPS, VALUES)
 
 
-def mutate_tree(data: bytes, edits) -> bytes:
-    """Structural edits: attributes deleted/rewritten, elements dropped, duplicated, swapped, renamed."""
-    root = etree.fromstring(data)
-    for op, a, b, value in edits:
-        els = [e for e in root.iter() if isinstance(e.tag, str) and e is not root]
-        if not els:
-            break
-        el = els[a % len(els)]
-        attrs = sorted(el.attrib)
-        if op in ("del_attr", "set_attr") and attrs:
-            name = attrs[b % len(attrs)]
-            if op == "del_attr":
-                del el.attrib[name]
-            else:
-                el.set(name, value)
-        elif op == "drop":
-            el.getparent().remove(el)
-        elif op == "dup":
-            el.addnext(copy.deepcopy(el))
-        elif op == "retag":
-            el.tag = els[b % len(els)].tag  # another element's name: a <line> becomes an <arc>, a <Story> an <Act>
-        elif op == "swap" and el.getnext() is not None:
-            nxt = el.getnext()
-            el.getparent().remove(nxt)
-            el.addprevious(nxt)
-        elif op == "dup_id":
-            # give this element the id of another element of its kind (duplicate ids, crossed links)
-            same = [e for e in els if e.tag == el.tag and e.get("id") is not None]
-            if same and el.get("id") is not None:
-                el.set("id", same[b % len(same)].get("id"))
-    return etree.tostring(root)
-
-
-def mutate_bytes(data: bytes, edits) -> bytes:
-    """Byte-wise edits: truncate, delete, insert or flip bytes at positions."""
-    buf = bytearray(data)
-    for op, at, chunk in edits:
-        i = at % (len(buf) + 1)
-        if op == "truncate":
-            del buf[i:]
-        elif op == "delete":
-            del buf[i:i + 1 + len(chunk)]
-        elif op == "insert":
-            buf[i:i] = chunk
-        elif buf:
-            buf[i % len(buf)] ^= 1 << (len(chunk) % 8)
-    return bytes(buf)
-
-
-BYTE_EDITS = st.lists(st.tuples(st.sampled_from(["truncate", "delete", "insert", "flip"]), st.integers(0, 10**7),
-                                st.binary(max_size=6)), min_size=1, max_size=3)
 
 
 @FUZZ

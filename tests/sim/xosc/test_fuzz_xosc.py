@@ -7,16 +7,15 @@ found this way has a minimal reproducer below: all are fixed and kept as regress
 
 from __future__ import annotations
 
-import copy
 import os
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
+from xml_mutations import BYTE_EDITS, edit_strategy, mutate_bytes, mutate_tree
+from xml_mutations import hang_guard as _hang_guard
 
 from roadtest.errors import UserError
 from roadtest.sim.xosc.engine import ScenarioEngine
@@ -71,19 +70,9 @@ def public_scenarios(conformance_dir, tmp_path_factory) -> Seeds:
     return out
 
 
-@contextmanager
 def hang_guard(seconds: int = HANG_S):
     """Fail (instead of hanging the suite) when the body runs longer than `seconds`."""
-    def boom(*_):
-        raise AssertionError(f"example ran over {seconds} s: an infinite loop in the engine")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    return _hang_guard(seconds, "the engine")
 
 
 def play(path: Path) -> None:
@@ -110,54 +99,8 @@ def check(folder: Path, name: str, data: bytes) -> None:
 
 
 # ---- mutations -------------------------------------------------------------------------------
-OPS = st.sampled_from(["del_attr", "set_attr", "drop", "dup", "swap", "retag"])
-EDIT = st.tuples(OPS, st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(VALUES))
-BYTE_EDITS = st.lists(st.tuples(st.sampled_from(["truncate", "delete", "insert", "flip"]), st.integers(0, 10**7),
-                                st.binary(max_size=6)), min_size=1, max_size=3)
-
-
-def mutate_tree(data: bytes, edits) -> bytes:
-    """Apply structural edits: attributes deleted/rewritten, elements dropped, duplicated, swapped, renamed."""
-    root = etree.fromstring(data)
-    for op, a, b, value in edits:
-        els = [e for e in root.iter() if isinstance(e.tag, str) and e is not root]
-        if not els:
-            break
-        el = els[a % len(els)]
-        attrs = sorted(el.attrib)
-        if op in ("del_attr", "set_attr") and attrs:
-            name = attrs[b % len(attrs)]
-            if op == "del_attr":
-                del el.attrib[name]
-            else:
-                el.set(name, value)
-        elif op == "drop":
-            el.getparent().remove(el)
-        elif op == "dup":
-            el.addnext(copy.deepcopy(el))
-        elif op == "retag":
-            el.tag = els[b % len(els)].tag  # another element's name: a <line> becomes an <arc>, a <Story> an <Act>
-        elif op == "swap" and el.getnext() is not None:
-            nxt = el.getnext()
-            el.getparent().remove(nxt)
-            el.addprevious(nxt)
-    return etree.tostring(root)
-
-
-def mutate_bytes(data: bytes, edits) -> bytes:
-    """Byte-wise edits: truncate, delete, insert or flip bytes at positions."""
-    buf = bytearray(data)
-    for op, at, chunk in edits:
-        i = at % (len(buf) + 1)
-        if op == "truncate":
-            del buf[i:]
-        elif op == "delete":
-            del buf[i:i + 1 + len(chunk)]
-        elif op == "insert":
-            buf[i:i] = chunk
-        elif buf:
-            buf[i % len(buf)] ^= 1 << (len(chunk) % 8)
-    return bytes(buf)
+OPS = ["del_attr", "set_attr", "drop", "dup", "swap", "retag"]
+EDIT = edit_strategy(OPS, VALUES)
 
 
 @FUZZ
