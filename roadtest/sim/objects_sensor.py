@@ -74,26 +74,7 @@ class RoutePath:
 
     def project(self, x: float, y: float, s_min: float | None = None, s_max: float | None = None) -> tuple[float, float, float]:
         """(s along, d lateral left positive, route heading) of the nearest point, optionally within [s_min, s_max]."""
-        if len(self.pts) < 2:
-            return 0.0, 0.0, 0.0
-        dx, dy = self._dx, self._dy
-        u_raw = (x - self._ax) * dx + (y - self._ay) * dy
-        u = np.minimum(np.maximum(u_raw, 0.0), self.seg_len)
-        ex, ey = x - (self._ax + dx * u), y - (self._ay + dy * u)
-        dist = np.sqrt(ex * ex + ey * ey)
-        if s_min is not None or s_max is not None:
-            lo = -np.inf if s_min is None else s_min
-            hi = np.inf if s_max is None else s_max
-            mask = (self.cum[1:] >= lo) & (self.cum[:-1] <= hi)
-            if mask.any():
-                dist = np.where(mask, dist, np.inf)
-        i = int(np.argmin(dist))
-        ui = float(u[i])
-        if (i == 0 and u_raw[0] < 0.0) or (i == len(u) - 1 and u_raw[i] > self.seg_len[i]):
-            ui = float(u_raw[i])  # past an end: extend the end segment so distances stay signed
-        tx, ty = float(dx[i]), float(dy[i])
-        fx, fy = float(self._ax[i]) + tx * ui, float(self._ay[i]) + ty * ui
-        return float(self.cum[i]) + ui, tx * (y - fy) - ty * (x - fx), self._seg_heading[i]
+        return self.project_many([x], [y], s_min, s_max)[0] if len(self.pts) >= 2 else (0.0, 0.0, 0.0)
 
     def project_many(self, xs: Sequence[float], ys: Sequence[float], s_min: float | None = None,
                      s_max: float | None = None) -> list[tuple[float, float, float]]:
