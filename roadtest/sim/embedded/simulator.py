@@ -108,9 +108,12 @@ class EmbeddedSimulation(Simulation):
         tcfg = self.meta.get("traffic") or {}
         if settings.traffic and self.network is not None and (tcfg.get("density") or tcfg.get("vehicles")
                                                               or tcfg.get("pedestrians")):
-            avoid = [(e.x, e.y) for e in self.engine.entities.values() if getattr(e, "active", True)]
+            active = [e for e in self.engine.entities.values() if getattr(e, "active", True)]
+            avoid = [(e.x, e.y) for e in active]
+            # storyboard actors do not react to traffic: keep their path clear (the ego's is the agent's business)
+            corridors = [(e.x, e.y, e.h, max(e.speed, 0.0)) for e in active if e.role != "ego"]
             limit = (self.meta.get("scene") or {}).get("speed_limit")
-            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, speed_limit=limit)
+            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, corridors=corridors, speed_limit=limit)
         self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
             if self.network is not None else None
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),

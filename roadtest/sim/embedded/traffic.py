@@ -21,6 +21,9 @@ MOBIL_PERIOD = 1.0  # s between lane-change decisions of one vehicle
 HORIZON = 150.0  # m, look-ahead for leaders and signals
 SPAWN_SPACING = 20.0  # m between candidate spawn slots
 REFILL_CLEAR = 80.0  # m from any non-traffic actor for a replacement vehicle to appear
+SPAWN_CLEAR = 25.0  # m from any scenario actor for a vehicle to spawn
+CORRIDOR_TIME = 8.0  # s: no spawn where a storyboard actor (which does not react) will drive this soon
+CORRIDOR_HALF_WIDTH = 5.5  # m either side of its heading line: its lane and the next (it may change lanes)
 _DEAD_END = ("", 0)  # the chosen successor of a lane that has none
 SIGNAL_REFRESH = 20.0  # m travelled before the signals ahead are looked up again
 DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
@@ -127,11 +130,20 @@ class _Entry:
 _BY_S_ID = operator.attrgetter("s", "id")
 
 
+def _in_corridor(px: float, py: float, corridor: tuple[float, float, float, float]) -> bool:
+    """Whether (px, py) lies on the path an actor at (x, y, h) with speed v covers in CORRIDOR_TIME."""
+    x, y, h, v = corridor
+    c, s = math.cos(h), math.sin(h)
+    ahead, side = (px - x) * c + (py - y) * s, -(px - x) * s + (py - y) * c
+    return 0.0 <= ahead <= SPAWN_CLEAR + v * CORRIDOR_TIME and abs(side) <= CORRIDOR_HALF_WIDTH
+
+
 class Traffic:
     """Background vehicles and pedestrians on a road network; decide() on a frozen snapshot, then integrate()."""
 
     def __init__(self, network, config: Mapping[str, Any] | None, seed: int, *, avoid: Sequence[tuple[float, float]] = (),
-                 speed_limit: float | None = None, idm: IDM | None = None):
+                 corridors: Sequence[tuple[float, float, float, float]] = (), speed_limit: float | None = None,
+                 idm: IDM | None = None):
         self.net = network
         self.p = idm or IDM()
         cfg = dict(config or {})
@@ -146,7 +158,8 @@ class Traffic:
         self._count = 0  # vehicles created so far (their ids)
         self._left = 0  # vehicles that left at dead ends and wait to be replaced
         self.walkers: list[Walker] = []
-        self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid)
+        self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid,
+                    corridors)
 
     # ---- lane geometry helpers -------------------------------------------------------------------
     def extent(self, road: str, lane: int) -> tuple[float, float]:
@@ -223,7 +236,7 @@ class Traffic:
         m = self.net.locate(pose.x, pose.y)
         return m is not None and m.junction is not None
 
-    def _spawn(self, density: float, count, pedestrians: int, avoid) -> None:
+    def _spawn(self, density: float, count, pedestrians: int, avoid, corridors=()) -> None:
         lanes = self._driving_lanes() if density > 0 or count else []
         km = sum(hi - lo for _, _, lo, hi in lanes) / 1000.0
         n = int(count) if count is not None else int(round(density * km))
@@ -238,7 +251,8 @@ class Traffic:
             if len(chosen) >= n:
                 break
             px, py = self.table.pose(road, lane, self.extent(road, lane), s)[:2]
-            if all((px - ax) ** 2 + (py - ay) ** 2 > 25.0 ** 2 for ax, ay in avoid):
+            if all((px - ax) ** 2 + (py - ay) ** 2 > SPAWN_CLEAR ** 2 for ax, ay in avoid) and not any(
+                    _in_corridor(px, py, c) for c in corridors):
                 chosen.append((road, lane, s))
         chosen.sort()
         self._slots = sorted(slots)

@@ -134,3 +134,15 @@ def test_background_actor_states_are_complete_actor_states():
     for a in tr.actor_states():
         assert a == ActorState(**dataclasses.asdict(a) | {"lane": a.lane})
         assert a.lane.road == "1" and a.role == "background"
+
+
+def test_no_spawn_on_the_path_a_storyboard_actor_will_drive():
+    """A storyboard actor does not react: background vehicles never start where it will be within a few seconds."""
+    from roadtest.sim.embedded.traffic import CORRIDOR_TIME, SPAWN_CLEAR, _in_corridor
+
+    fast = (0.0, 0.0, 0.0, 25.0)  # at the origin, heading +x, 25 m/s
+    reach = SPAWN_CLEAR + 25.0 * CORRIDOR_TIME
+    assert _in_corridor(reach - 1.0, 0.0, fast) and _in_corridor(50.0, 3.5, fast)  # ahead, in its lane or the next
+    assert not _in_corridor(reach + 1.0, 0.0, fast)  # beyond where it gets in that time
+    assert not _in_corridor(-10.0, 0.0, fast)  # behind it
+    assert not _in_corridor(50.0, 8.0, fast)  # two lanes over

@@ -49,11 +49,6 @@ def test_speed_after_timed_trajectory_is_the_paths_end_speed(tmp_path):
     assert e.speed == pytest.approx(9 / 6.48, abs=0.02)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "sim/embedded/traffic.Traffic._spawn keeps background vehicles only 25 m (straight line) from each "
-    "scenario entity, whatever its lane and speed: traffic_0 spawns 33 m ahead of the 100 km/h 'cutter' "
-    "in its lane at ~76 km/h, and the storyboard-driven cutter (which by OpenSCENARIO semantics does not "
-    "react) drives through it at t=2.65 s; traffic never moves out of a faster scenario actor's way"))
 def test_background_traffic_does_not_overlap_scenario_actors(tmp_path):
     trace = _trace("scenarios/highway_merge_cut_in.yaml", tmp_path)
     hits = [(st.time, e.actor, e.other) for st in trace.states for e in st.events
