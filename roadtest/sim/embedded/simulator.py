@@ -117,7 +117,7 @@ class EmbeddedSimulation(Simulation):
         self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
             if self.network is not None else None
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
-                                "ego": self.ego_id,
+                                "ego": self.ego_id, "warnings": self.engine.warnings,
                                 "bbox_cx": {n: float(getattr(e, "bbox_cx", 0.0)) for n, e in self.engine.entities.items()}})
         self.state = self._build_state(())
         if settings.record:

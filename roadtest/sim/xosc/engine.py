@@ -43,6 +43,7 @@ class ScenarioEngine:
         self.network = self._load_map()
         self.entities: dict[str, EntityState] = {}
         self.controllers: dict[str, dict] = {}
+        self.warnings: list[str] = []  # substitutions a user should know of (never silent)
         for so in self.sc.entities:
             e, ctrl = build_entity(so, self)
             if e.name in self.entities:
@@ -443,6 +444,11 @@ class ScenarioEngine:
         c["default"] = _is_default(c["xml"])
         c["lat"] = True if lat is None else lat.lower() == "true"
         c["long"] = True if lon is None else lon.lower() == "true"
+        kind = controller_kind(c["xml"])
+        if (c["lat"] or c["long"]) and not c["default"] and kind and not self.controlled_externally(n):
+            msg = f"controller {kind!r} of {n!r} is not modelled by roadtest: the default controller drives it"
+            if msg not in self.warnings:
+                self.warnings.append(msg)
 
     def route_waypoints(self, route: Any, actor: str) -> list[tuple[str, int]]:
         out: list[tuple[str, int]] = []

@@ -166,6 +166,7 @@ class FakeEngine:
         self.stop_time, self.tick = stop_time, tick
         self.finished, self.end_reason = False, ""
         self.seen_events: list = []
+        self.warnings: list[str] = []
         self.steps: list[float] = []
 
     def init(self):
