@@ -9,7 +9,28 @@ from contextlib import contextmanager
 from hypothesis import strategies as st
 from lxml import etree
 
-__all__ = ["edit_strategy", "mutate_tree", "mutate_bytes", "BYTE_EDITS", "hang_guard"]
+__all__ = ["Seeds", "emitted_bundles", "edit_strategy", "mutate_tree", "mutate_bytes", "BYTE_EDITS", "hang_guard"]
+
+class Seeds(list):
+    """Seed files, shown by count in hypothesis reports (the bytes would bury the falsifying edits)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} seeds>"
+
+
+def emitted_bundles(repo_root, names, tmp_path_factory) -> list:
+    """Bundle folders of roadtest's own example scenarios `names`, written by `roadtest convert`."""
+    from roadtest.cli import main
+
+    out = []
+    for name in names:
+        src = repo_root / "scenarios" / f"{name}.yaml"
+        if src.is_file():
+            folder = tmp_path_factory.mktemp(name)
+            assert main(["convert", str(src), "-o", str(folder)]) == 0
+            out += sorted(p for p in folder.iterdir() if p.is_dir())
+    return out
+
 
 BYTE_EDITS = st.lists(st.tuples(st.sampled_from(["truncate", "delete", "insert", "flip"]), st.integers(0, 10**7),
                                 st.binary(max_size=6)), min_size=1, max_size=3)

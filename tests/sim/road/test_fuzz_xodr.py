@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from xml_mutations import BYTE_EDITS, edit_strategy, mutate_bytes, mutate_tree
+from xml_mutations import BYTE_EDITS, Seeds, edit_strategy, emitted_bundles, mutate_bytes, mutate_tree
 from xml_mutations import hang_guard as _hang_guard
 
 from roadtest.errors import MapError
@@ -31,30 +31,13 @@ VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "-5", "0", "1", "-2", "0.001", 
 WHERE = re.compile(r":\d+: (<[\w?][^>]*>|not well-formed XML)")
 
 
-class Seeds(list):
-    """Seed files, shown by count in hypothesis reports (the bytes would bury the falsifying edits)."""
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} seed files>"
-
-
 @pytest.fixture(scope="session")
 def emitted_maps(repo_root, tmp_path_factory) -> list[bytes]:
     """road.xodr of a few of roadtest's own scenarios, written by `roadtest convert`."""
-    pytest.importorskip("roadtest.dsl.bundle_writer", reason="the scenario emitter is another module")
-    from roadtest.cli import main
-
-    out = []
-    for name in EMITTED:
-        src = repo_root / "scenarios" / f"{name}.yaml"
-        if not src.is_file():
-            continue
-        folder = tmp_path_factory.mktemp(name)
-        assert main(["convert", str(src), "-o", str(folder)]) == 0
-        out += [p.read_bytes() for p in sorted(folder.glob("*/road.xodr"))]
+    out = Seeds((b / "road.xodr").read_bytes() for b in emitted_bundles(repo_root, EMITTED, tmp_path_factory))
     if not out:
         pytest.skip("none of the emitted example scenarios is in this checkout")
-    return Seeds(out)
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from xml_mutations import BYTE_EDITS, edit_strategy, mutate_bytes, mutate_tree
+from xml_mutations import BYTE_EDITS, Seeds, edit_strategy, emitted_bundles, mutate_bytes, mutate_tree
 from xml_mutations import hang_guard as _hang_guard
 
 from roadtest.errors import UserError
@@ -30,27 +30,11 @@ HANG_S = 20
 VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "0", "1e308", "-1e308", "3.5", "999", "$nope", "hero", "Ego",
           "true", "rising", "none", "1", "greaterThan"]
 
-class Seeds(list):
-    """Seed scenarios as (folder, file name, bytes), shown by count in hypothesis reports."""
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} seed scenarios>"
-
-
 @pytest.fixture(scope="session")
 def emitted_scenarios(repo_root, tmp_path_factory) -> Seeds:
     """scenario.xosc of a few of roadtest's own scenarios (beside their road.xodr), from `roadtest convert`."""
-    pytest.importorskip("roadtest.dsl.bundle_writer", reason="the scenario emitter is another module")
-    from roadtest.cli import main
-
-    out = Seeds()
-    for name in EMITTED:
-        src = repo_root / "scenarios" / f"{name}.yaml"
-        if not src.is_file():
-            continue
-        folder = tmp_path_factory.mktemp(name)
-        assert main(["convert", str(src), "-o", str(folder)]) == 0
-        out += [(p.parent, p.name, p.read_bytes()) for p in sorted(folder.glob("*/scenario.xosc"))]
+    out = Seeds((b, "scenario.xosc", (b / "scenario.xosc").read_bytes())
+                for b in emitted_bundles(repo_root, EMITTED, tmp_path_factory))
     if not out:
         pytest.skip("none of the emitted example scenarios is in this checkout")
     return out
