@@ -12,6 +12,7 @@ from roadtest.errors import Problem, ScenarioError, UnsupportedError
 from roadtest.sim.api import Environment, Event
 from roadtest.sim.xosc import conditions as C
 from roadtest.sim.xosc.actions import RuntimeAction, make_action
+from roadtest.sim.xosc.drivers import ESMINI_KINDS, DriverModel, model_for, refusal
 from roadtest.sim.xosc.entities import EntityState, build_entity
 from roadtest.sim.xosc.motion import LaneCache, Motion, Path as TrajPath, advance
 from roadtest.sim.xosc.parser import load_scenario, where
@@ -44,6 +45,7 @@ class ScenarioEngine:
         self.entities: dict[str, EntityState] = {}
         self.controllers: dict[str, dict] = {}
         self.warnings: list[str] = []  # substitutions a user should know of (never silent)
+        self.drivers: dict[str, DriverModel] = {}  # entity -> the player-specific model driving it now
         for so in self.sc.entities:
             e, ctrl = build_entity(so, self)
             if e.name in self.entities:
@@ -76,6 +78,7 @@ class ScenarioEngine:
                 el.runtime_proto = el.xml  # built again at each start (events may run more than once)
                 make_action(el.xml, actors, self)  # load-time check: unsupported elements are refused now
         self._check_references(sb)
+        self._check_controllers()
         self._track_offroad = any(True for _ in sb.iter("OffroadCondition"))
         st = sb.find("StopTrigger")
         self.stop_trigger = C.build_trigger(st, self) if st is not None and len(st) else None
@@ -138,6 +141,14 @@ class ScenarioEngine:
                 names = sorted({e.name for e in self.elements})
                 raise self.error(x, f"{x.tag}.storyboardElementRef",
                                  f"no storyboard element named {ref!r} (known: {', '.join(names[:30])})")
+
+    def _check_controllers(self) -> None:
+        """A controller kind roadtest refuses (see drivers.REFUSED) fails the load, naming it and why."""
+        ctrls = [c["xml"] for c in self.controllers.values()] + list(self.sc.storyboard.iter("Controller"))
+        for ctrl in ctrls:
+            why = refusal(controller_kind(ctrl))
+            if why:
+                raise UnsupportedError(controller_kind(ctrl), *self.where(ctrl), why)
 
     def _actors(self, group: Element) -> list[str]:
         out = []
@@ -238,7 +249,11 @@ class ScenarioEngine:
                 self.motions[n].standstill += self.tick
                 continue
             v0 = self.snap[n].speed
-            advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
+            drv = self.drivers.get(n)
+            if drv is not None:
+                drv.drive(self, time + self.tick)
+            else:
+                advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
             e.accel = (e.speed - v0) / self.tick
             e.yaw_rate = wrap(e.h - self.snap[n].h) / self.tick
             if self._track_offroad and self.network is not None and self.motions[n].road is not None:
@@ -436,6 +451,7 @@ class ScenarioEngine:
             c["lat"] = lat.lower() == "true"
         if lon is not None:
             c["long"] = lon.lower() == "true"
+        self._refresh_driver(n)
 
     def activate_controller(self, n: str, lat: str | None, lon: str | None) -> None:
         c = self.controllers.get(n)
@@ -444,8 +460,25 @@ class ScenarioEngine:
         c["default"] = _is_default(c["xml"])
         c["lat"] = True if lat is None else lat.lower() == "true"
         c["long"] = True if lon is None else lon.lower() == "true"
-        kind = controller_kind(c["xml"])
-        if (c["lat"] or c["long"]) and not c["default"] and kind and not self.controlled_externally(n):
+        self._refresh_driver(n)
+
+    def _refresh_driver(self, n: str) -> None:
+        """Start, keep or stop the driver model of n's controller after an assignment or (de)activation."""
+        c = self.controllers.get(n)
+        active = bool(c and (c["lat"] or c["long"]) and not _is_default(c["xml"]))
+        kind = controller_kind(c["xml"]) if c else ""
+        old = self.drivers.get(n)
+        if old is not None and (not active or old.ctrl is not c["xml"] or
+                                (old.lateral, old.longitudinal) != (c["lat"], c["long"])):
+            old.stop(self)
+            del self.drivers[n]
+            old = None
+        if not active or old is not None or self.controlled_externally(n):
+            return
+        cls = model_for(kind)
+        if cls is not None:
+            self.drivers[n] = cls(self, n, c["xml"], c["lat"], c["long"])
+        elif kind:
             msg = f"controller {kind!r} of {n!r} is not modelled by roadtest: the default controller drives it"
             if msg not in self.warnings:
                 self.warnings.append(msg)
@@ -486,7 +519,8 @@ def controller_kind(ctrl: Any) -> str:
     for p in ctrl.findall("Properties/Property"):
         if p.get("name") in ("esminiController", "controllerType", "module", "type"):
             return p.get("value", "")
-    return ""
+    name = ctrl.get("name", "")
+    return name if name in ESMINI_KINDS else ""
 
 
 def _is_default(ctrl: Any) -> bool:
