@@ -22,7 +22,9 @@ ESMINI_KINDS = frozenset({
 })
 
 # kind -> "module:Class" (imported when a scenario activates that kind)
-MODELS: dict[str, str] = {}
+MODELS: dict[str, str] = {
+    "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
+}
 
 # kind -> why roadtest refuses it (the reason is part of the load error)
 REFUSED: dict[str, str] = {}

@@ -1,0 +1,204 @@
+"""esmini's ACCController as a roadtest driver model: cruise at a set speed, keep a time gap to the lead in the lane.
+
+Behaviour learnt from esmini v3.6 (ControllerACC): the lead is the nearest entity ahead in the same lane (or any
+entity very close in front of the bumper); the speed command blends a distance term and a speed-difference term.
+Properties: timeGap (s, default 1.5), setSpeed (m/s), lateralDist (m, default 5), mode (override|additive,
+default additive), virtual (true: compute only, the default controller keeps driving).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from roadtest.sim.xosc.drivers.base import DriverModel
+
+__all__ = ["ACC", "Delta", "road_delta", "freespace_lat_long", "predicted", "mode_of"]
+
+LARGE = 1e10
+
+
+@dataclass
+class Delta:
+    """Relative position of b seen from a along the road: ds ahead (m), dt left (m), lane difference, same heading."""
+
+    ds: float
+    dt: float
+    dlane: int
+    same_dir: bool
+
+
+def mode_of(props: dict[str, str], default: str) -> str:
+    """esmini's operation mode from a controller's `mode` property ("override" or "additive")."""
+    m = props.get("mode")
+    if m is None:
+        return default
+    return m if m in ("override", "additive") else "override"  # esmini falls back to override on other values
+
+
+def _f(props: dict[str, str], key: str, default: float) -> float:
+    v = props.get(key)
+    return default if v in (None, "") else float(v)
+
+
+def predicted(engine: Any, me: str, other: str) -> tuple[float, float, float]:
+    """(x, y, s) of another entity after this tick's move: esmini moves everyone before its controllers look.
+
+    Entities after `me` in the engine's order have not moved yet this tick, so they are advanced by one step.
+    """
+    o = engine.entities[other]
+    s = o.lane.s if o.lane is not None else 0.0
+    names = list(engine.entities)
+    if names.index(other) < names.index(me) or o.tow is not None or not o.active:
+        return o.x, o.y, s
+    step = o.speed * engine.tick
+    m = engine.motions.get(other)
+    sdir = m.sdir if m is not None and m.road is not None else 1
+    if o.lane is not None and m is not None and m.road is not None:
+        ref = engine.network.road_to_world(o.lane.road, s, 0.0) if engine.network is not None else None
+        along = math.cos(o.h - ref.h) if ref is not None else float(sdir)
+        s += step * along
+    return o.x + step * math.cos(o.h), o.y + step * math.sin(o.h), s
+
+
+def road_delta(engine: Any, a: Any, b: Any, b_xy: tuple[float, float, float], both: bool, max_dist: float) -> Delta | None:
+    """b relative to a along a's driving direction, None when b is out of reach (esmini's Position::Delta).
+
+    On the same road ds is the difference in s and dlane the lane-id difference (the centre lane not counted);
+    across roads the difference is measured in a's frame and the lane taken as the same when b is within half a
+    lane width laterally (an approximation: roadtest has no road-path search here).
+    """
+    bx, by, bs = b_xy
+    if a.lane is not None and b.lane is not None and a.lane.road == b.lane.road and a.lane.lane and b.lane.lane:
+        m = engine.motions.get(a.name)
+        sdir = m.sdir if m is not None and m.road is not None else engine.network.lane_direction(a.lane.road, a.lane.lane)
+        ds = (bs - a.lane.s) * sdir
+        dt = b.lane.t - a.lane.t
+        la, lb = a.lane.lane, b.lane.lane
+        dlane = lb - la
+        if (la > 0) != (lb > 0):  # the centre lane between them does not count
+            dlane = (abs(dlane) - 1) * (1 if dlane > 0 else -1)
+    else:
+        dx, dy = bx - a.x, by - a.y
+        ds = dx * math.cos(a.h) + dy * math.sin(a.h)
+        dt = -dx * math.sin(a.h) + dy * math.cos(a.h)
+        dlane = 0 if abs(dt) < 1.75 else (1 if dt > 0 else -1)
+    if (ds < 0 and not both) or abs(ds) >= max_dist:
+        return None
+    same = math.cos(a.h - b.h) >= 0
+    return Delta(ds, dt, dlane, same)
+
+
+def _corners(e: Any, x: float, y: float) -> list[tuple[float, float]]:
+    c, s = math.cos(e.h), math.sin(e.h)
+    out = []
+    for lx, ly in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
+        px, py = e.bbox_cx + lx * e.length / 2, e.bbox_cy + ly * e.width / 2
+        out.append((x + px * c - py * s, y + px * s + py * c))
+    return out
+
+
+def freespace_lat_long(a: Any, b: Any, b_xy: tuple[float, float]) -> tuple[float, float]:
+    """(lateral, longitudinal) free space from a's bounding box to b's in a's frame; 0 on an axis where they overlap.
+
+    Positive lateral: b is to the left; positive longitudinal: b is ahead (esmini's FreeSpaceDistance outputs).
+    """
+    ca, cb = _corners(a, a.x, a.y), _corners(b, *b_xy)
+    out = []
+    for nx, ny in ((-math.sin(a.h), math.cos(a.h)), (math.cos(a.h), math.sin(a.h))):
+        pa = [px * nx + py * ny for px, py in ca]
+        pb = [px * nx + py * ny for px, py in cb]
+        if max(pa) < min(pb) - 1e-9:
+            out.append(min(pb) - max(pa))
+        elif max(pb) < min(pa) - 1e-9:
+            out.append(-(min(pa) - max(pb)))
+        else:
+            out.append(0.0)
+    return out[0], out[1]
+
+
+def gap_between(a: Any, b: Any, ds: float, same_dir: bool) -> float:
+    """Bumper-to-bumper gap from ds between reference points (esmini's bounding-box adjustment)."""
+    rear_b = b.length / 2 - b.bbox_cx if same_dir else b.length / 2 + b.bbox_cx
+    return ds - (a.length / 2 + a.bbox_cx) - rear_b
+
+
+class ACC(DriverModel):
+    """Adaptive cruise control on the longitudinal domain (esmini's ACCController); lateral stays default."""
+
+    kind = "ACCController"
+    MIN_DIST = 3.0  # m kept to the lead at standstill
+    ACCEL_FACTOR = 0.7
+
+    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+        super().__init__(engine, name, ctrl, lateral, longitudinal)
+        p = self.props
+        self.time_gap = _f(p, "timeGap", 1.5)
+        self.lateral_dist = _f(p, "lateralDist", 5.0)
+        self.mode = mode_of(p, "additive")
+        self.virtual = p.get("virtual", "false") == "true"
+        speed = engine.entities[name].speed
+        self.current = speed
+        given = p.get("setSpeed") not in (None, "")
+        self.set_speed = _f(p, "setSpeed", speed) if given and self.mode == "override" else speed
+        self.lead: str | None = None
+
+    def drive(self, engine: Any, t_next: float) -> None:
+        e = engine.entities[self.name]
+        if not self.longitudinal:
+            self.default(engine, t_next)
+            return
+        if self.mode == "additive" and not self.virtual:
+            # another action set a new speed: that becomes the set speed (esmini's additive mode)
+            if abs(e.speed - self.current) > 1e-3:
+                self.set_speed = e.speed
+            self.default(engine, t_next)  # the default controller moves first, at the commanded speed
+        elif self.virtual:
+            self.current = e.speed
+            self.default(engine, t_next)
+        speed = self._command(engine, e)
+        if self.virtual:
+            return
+        if self.mode == "override":
+            e.speed = speed
+            self.default(engine, t_next)
+        e.speed = speed
+
+    def _command(self, engine: Any, e: Any) -> float:
+        """The speed for the next tick from the lead (if any) and the set speed."""
+        dt, cur = engine.tick, self.current
+        lookahead = max(50.0, 2 * self.MIN_DIST + cur * cur / max(e.max_decel, 1e-9))
+        min_gap, lead = LARGE, None
+        for n, o in engine.entities.items():
+            if n == self.name or not o.active:
+                continue
+            px, py, ps = predicted(engine, self.name, n)
+            d = road_delta(engine, e, o, (px, py, ps), False, lookahead)
+            if d is not None:
+                gap = gap_between(e, o, d.ds, d.same_dir)
+                if d.dlane == 0 and 0 < gap < min_gap and abs(d.dt) < self.lateral_dist:
+                    min_gap, lead = gap, o
+            if lead is not o:  # anything right in front of the bumper counts too (a cut-in)
+                y_loc, x_loc = freespace_lat_long(e, o, (px, py))
+                if 0 < x_loc < 1.0 + o.length + 0.5 * max(0.0, cur - o.speed) and -0.5 < y_loc < 0.2:
+                    min_gap, lead = x_loc, o
+        self.lead = lead.name if lead is not None else None
+        if lead is not None:
+            if min_gap < 1.0:
+                cur = 0.0
+            else:
+                follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead.speed))
+                factor = min(1.0, (min_gap - follow) / follow)
+                dv_min = cur - min(self.set_speed, lead.speed)
+                dv_set = cur - self.set_speed
+                acc = 2.5 * factor - factor * dv_set - (1 - factor) * dv_min
+                acc = min(max(acc, -e.max_decel), e.max_accel)
+                cur = min(max(0.0, cur + acc * dt), self.set_speed)
+        else:
+            acc = (self.set_speed - cur) * self.ACCEL_FACTOR * e.max_accel
+            acc = min(max(acc, -e.max_decel), self.ACCEL_FACTOR * e.max_accel)
+            nxt = cur + acc * dt
+            cur = self.set_speed if abs(nxt - self.set_speed) > abs(cur - self.set_speed) else nxt
+        self.current = cur
+        return cur
