@@ -101,16 +101,80 @@ def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+HYST = 0.05  # m a touched mark must be cleared by before touching it again counts as a new crossing
+MIN_WIDTH = 0.01  # m, narrower lanes (a lane opening or closing) are no lane: their two borders are one line
+
+
+def _lanes_across_fast(net, road: str, s: float) -> list[tuple[int, float, float]] | None:
+    """(lane id, t low, t high) of every lane at s in road-frame t order (lane id order) from the parsed road's exact bounds,
+    or None when the map is not a RoadNetwork (the contract-only walk then serves)."""
+    get = getattr(net, "road", None)
+    if get is None:
+        return None
+    try:
+        r = get(road)
+        b = r.bounds_at(r.section_index(s), s)
+    except Exception:  # noqa: BLE001 - not a parsed road: fall back to the lane API
+        return None
+    return [(lid, a, c) if a <= c else (lid, c, a) for lid, (a, c) in sorted(b.items()) if lid != 0]
+
+
+def _lanes_across(net, match) -> list[tuple[int, float, float]]:
+    """Every lane at the match's s in t order, by lane widths only (RoadNetworkAPI), placed so that the matched
+    lane's centre lies where the match says (t - offset)."""
+    road, s = match.road, match.s
+    ids = sorted(i for i in net.lane_ids(road, s) if i != 0)
+    widths = {i: float(net.lane_width(road, i, s)) for i in ids}
+    bounds: dict[int, tuple[float, float]] = {}
+    top = 0.0
+    for i in (i for i in ids if i > 0):
+        bounds[i] = (top, top + widths[i])
+        top += widths[i]
+    bot = 0.0
+    for i in sorted((i for i in ids if i < 0), reverse=True):
+        bounds[i] = (bot - widths[i], bot)
+        bot -= widths[i]
+    lo, hi = bounds.get(match.lane, (0.0, 0.0))
+    shift = (match.t - match.offset) - 0.5 * (lo + hi)
+    return [(i, bounds[i][0] + shift, bounds[i][1] + shift) for i in ids]
+
+
+class _Line:
+    """A marking line between two lanes in road-frame terms: below/above lane ids and its lateral t."""
+
+    __slots__ = ("below", "above", "t")
+
+    def __init__(self, below: int, above: int, t: float):
+        self.below, self.above, self.t = below, above, t
+
+
+def _lines(lanes: list[tuple[int, float, float]]) -> tuple[list[_Line], list[int]]:
+    """The lines between consecutive lanes wider than MIN_WIDTH, and those lanes' ids in t order."""
+    real = [x for x in lanes if x[2] - x[1] > MIN_WIDTH]
+    return [_Line(a[0], b[0], 0.5 * (a[2] + b[1])) for a, b in zip(real, real[1:])], [x[0] for x in real]
+
+
+def _towards_higher_allowed(mark, towards_higher: bool, origin: int, dest: int) -> bool:
+    if mark is None:
+        return True
+    allows = getattr(mark, "allows", None)
+    if allows is not None:
+        return bool(allows(towards_higher))
+    outward = origin * dest > 0 and abs(dest) > abs(origin)
+    return bool(mark.crossing_allowed(outward))
+
+
 class EventDetector:
     """Turns successive snapshots into events: a collision when a pair starts touching, off-road when the
-    watched actor leaves the drivable area, lane invasion when it changes lane across a mark."""
+    watched actor leaves the drivable area, a lane invasion when its box starts to touch a marking line."""
 
     def __init__(self, network=None, watch: Iterable[str] = ()):
         self.network = network
         self.watch = tuple(watch)
         self.contacts: set[tuple[str, str]] = set()
         self._off: dict[str, bool] = {}
-        self._lane: dict[str, tuple[str, int, float]] = {}
+        # per actor: (road, lane, t low, t high, driving direction, {(below, above): driving-frame slot} touched)
+        self._held: dict[str, tuple[str, int, float, float, int, dict[tuple[int, int], int]]] = {}
 
     def collisions(self, boxes: Sequence[Box], first: str | None = None) -> tuple[list[Event], list[Event]]:
         """(new contacts this tick, all current contacts); `first` (the ego) is named as `actor` when involved.
@@ -135,36 +199,86 @@ class EventDetector:
         key_of = lambda e: (e.actor, e.other or "")  # noqa: E731
         return sorted(new, key=key_of), sorted(current, key=key_of)
 
-    def road_events(self, actor: str, match) -> list[Event]:
-        """Off-road (on leaving the drivable area) and lane-invasion events of one actor from its LaneMatch."""
+    def road_events(self, actor: str, match, length: float = 0.0, width: float = 0.0) -> list[Event]:
+        """Off-road (on leaving the drivable area) and lane-invasion events of one actor from its LaneMatch and
+        its box size (0 x 0: its centre point)."""
         out: list[Event] = []
         off = match is None or not match.on_road or match.lane_type not in DRIVABLE
         if off and not self._off.get(actor, False):
             out.append(Event("off_road", actor, data={"lane_type": match.lane_type if match else None}))
         self._off[actor] = off
-        if match is None:
-            self._lane.pop(actor, None)
+        if match is None or self.network is None:
+            self._held.pop(actor, None)
             return out
-        prev = self._lane.get(actor)
-        self._lane[actor] = (match.road, match.lane, match.s)
-        if prev is None or self.network is None or prev[0] != match.road or prev[1] == match.lane:
-            return out
-        try:
-            nb = self.network.neighbours(prev[0], prev[1], prev[2])
-        except Exception:  # lane vanished at a section boundary: not an invasion
-            return out
-        for side in ("left", "right"):
-            lane_id, mark = nb.get(side, (None, None))
-            if lane_id is None:
-                continue
-            toward = (match.lane - prev[1]) * (lane_id - prev[1]) > 0 or lane_id == match.lane
-            if not toward:
-                continue
-            outward = prev[1] * lane_id > 0 and abs(lane_id) > abs(prev[1])
-            allowed = True if mark is None else bool(mark.crossing_allowed(outward))
-            out.append(Event("lane_invasion", actor, data={
-                "road": prev[0], "lane": prev[1], "to_lane": match.lane, "side": side,
-                "type": mark.type if mark else "none", "color": mark.color if mark else "",
-                "allowed": allowed}))
-            break
+        out.extend(self._invasions(actor, match, length, width))
         return out
+
+    def _invasions(self, actor: str, match, length: float, width: float) -> list[Event]:
+        """Marking lines the box's lateral extent (or its sweep since the last tick) reaches and did not touch
+        before; a line stays touched until the box is HYST clear of it, so a straddle is one crossing."""
+        net, road = self.network, match.road
+        hd = match.heading_diff
+        e = 0.5 * length * abs(math.sin(hd)) + 0.5 * width * abs(math.cos(hd))
+        lo, hi = match.t - e, match.t + e
+        prev = self._held.get(actor)
+        try:
+            d = 1 if net.lane_direction(road, match.lane) >= 0 else -1
+            lanes = _lanes_across_fast(net, road, match.s)
+            if lanes is None:
+                lanes = _lanes_across(net, match)
+        except Exception:  # noqa: BLE001 - a lane the map does not know here: no lines to cross
+            self._held.pop(actor, None)
+            return []
+        lines, order = _lines(lanes)
+        if match.lane not in order:
+            self._held.pop(actor, None)
+            return []
+        j = order.index(match.lane)
+        held: dict[tuple[int, int], int] = {}
+        self._held[actor] = (road, match.lane, lo, hi, d, held)
+        if prev is None:
+            # first sight (or back on the map): the box did not cross what it already touches
+            for k, ln in enumerate(lines):
+                if lo <= ln.t <= hi:
+                    held[(ln.below, ln.above)] = (2 * (k - j) + 1) * d
+            return []
+        same = prev[0] == road
+        slo, shi = (min(lo, prev[2]), max(hi, prev[3])) if same else (lo, hi)
+        before = prev[5]
+        if not before and (j == 0 or lines[j - 1].t < slo) and (j == len(lines) or shi < lines[j].t):
+            return []  # the common case: clear of both lines of its own lane, as it was
+        slots = set(before.values())
+        k_prev = order.index(prev[1]) if same and prev[1] in order else j
+        c_prev = 0.5 * (prev[2] + prev[3]) if same else match.t
+        out: list[tuple[float, Event]] = []
+        for k, ln in enumerate(lines):
+            # line k lies between lanes k and k + 1 of `order`; its slot counts half lanes from the actor's lane,
+            # positive to the left of its driving direction (what survives a change of road)
+            key, slot = (ln.below, ln.above), (2 * (k - j) + 1) * d
+            was = (key in before) if same else (slot in slots)
+            if lo <= ln.t <= hi or was and lo - HYST <= ln.t <= hi + HYST:
+                held[key] = slot
+            if was or not slo <= ln.t <= shi:
+                continue
+            out.append((abs(ln.t - c_prev), self._invasion(actor, match, ln, from_below=k_prev <= k)))
+        return [ev for _, ev in sorted(out, key=lambda p: p[0])]  # in the order the lines were reached
+
+    def _invasion(self, actor: str, match, ln: _Line, from_below: bool) -> Event:
+        """The event for a line newly touched, crossing it away from the side the actor's centre came from."""
+        origin, dest = (ln.below, ln.above) if from_below else (ln.above, ln.below)
+        net, road = self.network, match.road
+        mark = None
+        side = ""
+        try:
+            d_origin = net.lane_direction(road, origin)
+            # towards +t is the origin lane's left when it runs along s
+            side = "left" if (d_origin > 0) == from_below else "right"
+            mark = net.neighbours(road, origin, match.s).get(side, (None, None))[1]
+        except Exception:  # noqa: BLE001 - the lane ends here: the line has no mark record
+            pass
+        return Event("lane_invasion", actor, data={
+            "road": road, "lane": origin, "to_lane": dest, "side": side,
+            "type": mark.type if mark else "none", "color": mark.color if mark else "",
+            "lane_change": getattr(mark, "lane_change", "both") if mark else "both",
+            "allowed": _towards_higher_allowed(mark, from_below, origin, dest),
+            "centre_across": match.lane == dest, "s": match.s, "t_line": ln.t})

@@ -93,7 +93,7 @@ class EmbeddedSimulation(Simulation):
         self.engine.init()
         self.network = engine.network
         self.ego_id = self._find_ego()
-        self.time = 0.0
+        self.time = float(getattr(engine, "start_time", 0.0))  # -HeadStartTime when a ghost runs ahead (esmini's log)
         self.frame = 0
         self._bike: BicycleState | None = None
         self._engine_events: list[Event] = []
@@ -119,6 +119,8 @@ class EmbeddedSimulation(Simulation):
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
                                 "ego": self.ego_id, "warnings": self.engine.warnings,
                                 "bbox_cx": {n: float(getattr(e, "bbox_cx", 0.0)) for n, e in self.engine.entities.items()}})
+        if getattr(self.engine, "ghosts", None):
+            self.trace.info["ghosts"] = dict(self.engine.ghosts)  # entity -> its ghost (invisible: no collisions, no obstacle)
         self.state = self._build_state(())
         if settings.record:
             self.trace.states.append(self.state)
@@ -242,7 +244,7 @@ class EmbeddedSimulation(Simulation):
             self._engine_events = current
             ego = next((a for a in actors if a.id == self.ego_id), None)
             if ego is not None and self.network is not None:
-                events.extend(self.detector.road_events(ego.id, ego_match))
+                events.extend(self.detector.road_events(ego.id, ego_match, ego.length, ego.width))
             if ego is not None and self._goal is not None and self._reached(ego):
                 events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
             if getattr(self.engine, "finished", False):

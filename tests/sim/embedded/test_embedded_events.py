@@ -57,3 +57,84 @@ def test_off_road_is_reported_once_on_leaving_the_road():
     assert [e.kind for e in ev] == ["off_road"]
     assert det.road_events("ego", net.locate(7.0, -9.0)) == []
     assert det.road_events("ego", net.locate(8.0, -1.0)) == []
+
+
+def _invasions(det, net, poses, length=4.5, width=1.8):
+    """Lane-invasion events per pose (x, y[, h]) of a box driven through the detector, one call per tick."""
+    out = []
+    for p in poses:
+        x, y, h = (*p, 0.0)[:3]
+        m = net.locate(x, y, h)
+        out.append([e for e in det.road_events("ego", m, length, width) if e.kind == "lane_invasion"])
+    return out
+
+
+def test_a_corner_over_the_line_is_an_invasion_even_when_the_centre_stays_in_its_lane():
+    net = FakeStraightRoads(nr=2, nl=1, center="solid")
+    det = EventDetector(net, watch=["ego"])
+    # lane -1 spans y in [-3.5, 0]; the box is 1.8 m wide, so its right side reaches -3.5 with the centre at -2.6
+    ys = [-1.75, -2.5, -2.7, -2.9, -2.8, -2.2, -1.75, -2.75, -1.75]
+    per_tick = _invasions(det, net, [(10.0 + i, y) for i, y in enumerate(ys)])
+    assert [len(e) for e in per_tick] == [0, 0, 1, 0, 0, 0, 0, 1, 0]
+    ev = per_tick[2][0]
+    assert ev.data["lane"] == -1 and ev.data["to_lane"] == -2 and ev.data["side"] == "right"
+    assert ev.data["type"] == "broken" and ev.data["allowed"] is True and ev.data["centre_across"] is False
+    assert all(net.locate(10.0, y).lane == -1 for y in ys)  # a straddle: the centre never left lane -1
+
+
+def test_a_whole_lane_change_is_one_invasion_and_a_straddle_of_the_solid_centre_line_is_not_allowed():
+    net = FakeStraightRoads(nr=2, nl=1, center="solid")
+    det = EventDetector(net, watch=["ego"])
+    ys = [-5.25 + 0.25 * i for i in range(15)]  # lane -2 centre to lane -1 centre, across the broken line
+    per_tick = _invasions(det, net, [(10.0 + i, y) for i, y in enumerate(ys)])
+    assert sum(map(len, per_tick)) == 1
+    (ev,) = next(e for e in per_tick if e)
+    assert (ev.data["lane"], ev.data["to_lane"], ev.data["type"]) == (-2, -1, "broken")
+    per_tick = _invasions(det, net, [(30.0, -1.0), (31.0, -0.7), (32.0, -0.8), (33.0, -1.75)])
+    assert [len(e) for e in per_tick] == [0, 1, 0, 0]
+    ev = per_tick[1][0]
+    assert (ev.data["lane"], ev.data["to_lane"], ev.data["type"], ev.data["color"]) == (-1, 1, "solid", "yellow")
+    assert ev.data["allowed"] is False and ev.data["side"] == "left"
+
+
+def test_a_box_turned_across_the_road_reaches_both_lines_of_its_lane():
+    net = FakeStraightRoads(nr=3, nl=0)
+    det = EventDetector(net, watch=["ego"])
+    # at -5.25 (lane -2) a 4.5 m box turned 22.5 degrees spans y in [-6.94, -3.56], turned 90 [-7.5, -3.0]
+    per_tick = _invasions(det, net, [(10.0, -5.25, 0.0), (10.0, -5.25, math.pi / 8), (10.0, -5.25, math.pi / 2)])
+    assert [len(e) for e in per_tick] == [0, 0, 2]
+    assert sorted(e.data["to_lane"] for e in per_tick[2]) == [-3, -1]
+
+
+def test_a_line_jumped_over_in_one_tick_still_counts_and_first_sight_is_not_a_crossing():
+    net = FakeStraightRoads(nr=3, nl=0)
+    det = EventDetector(net, watch=["ego"])
+    # starting over a line is no crossing; a box teleported two lanes crosses both lines between
+    per_tick = _invasions(det, net, [(10.0, -3.5), (11.0, -3.5), (12.0, -1.75), (13.0, -8.75)])
+    assert [len(e) for e in per_tick] == [0, 0, 0, 2]
+    assert [(e.data["lane"], e.data["to_lane"]) for e in per_tick[3]] == [(-1, -2), (-2, -3)]
+
+
+def test_straddling_a_line_across_the_end_of_a_road_stays_one_invasion():
+    net = FakeStraightRoads(n_roads=2, length=100.0, nr=2, nl=0)
+    det = EventDetector(net, watch=["ego"])
+    per_tick = _invasions(det, net, [(97.0, -1.75), (98.0, -2.8), (99.5, -2.8), (100.5, -2.8), (102.0, -2.8),
+                                     (103.0, -1.75), (104.0, -2.8)])
+    assert [len(e) for e in per_tick] == [0, 1, 0, 0, 0, 0, 1]
+    assert per_tick[-1][0].data["road"] == "2"
+
+
+def test_the_exact_road_bounds_and_the_lane_width_walk_agree_on_a_real_map(conformance_dir):
+    from roadtest.sim.embedded.events import _lanes_across, _lanes_across_fast
+    from roadtest.sim.road import load_map
+
+    net = load_map(conformance_dir / "esmini" / "resources" / "xodr" / "straight_500m.xodr")
+    compared = 0
+    for x, y in ((50.0, -1.5), (120.0, 2.0), (300.0, -4.0)):
+        m = net.locate(x, y, 0.0)
+        fast, walk = _lanes_across_fast(net, m.road, m.s), _lanes_across(net, m)
+        assert [f[0] for f in fast] == [w[0] for w in walk] and len(fast) >= 4
+        for f, w in zip(fast, walk):
+            assert abs(f[1] - w[1]) < 1e-6 and abs(f[2] - w[2]) < 1e-6
+            compared += 1
+    assert compared >= 12
