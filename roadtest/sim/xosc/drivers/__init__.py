@@ -24,6 +24,8 @@ ESMINI_KINDS = frozenset({
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
+    "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
+    "OffroadFollower": "roadtest.sim.xosc.drivers.offroad_follower:OffroadFollower",
 }
 
 # kind -> why roadtest refuses it (the reason is part of the load error)
