@@ -14,6 +14,7 @@ from roadtest.sim.xosc import conditions as C
 from roadtest.sim.xosc.actions import RuntimeAction, make_action
 from roadtest.sim.xosc.drivers import ESMINI_KINDS, DriverModel, model_for, refusal
 from roadtest.sim.xosc.entities import EntityState, build_entity
+from roadtest.sim.xosc import ghost as G
 from roadtest.sim.xosc.motion import LaneCache, Motion, Path as TrajPath, advance
 from roadtest.sim.xosc.parser import load_scenario, where
 from roadtest.sim.xosc.positions import PositionSpec, Resolved, parse_position, resolve, wrap
@@ -53,6 +54,7 @@ class ScenarioEngine:
             self.entities[e.name] = e
             if ctrl is not None:
                 self.controllers[e.name] = {"xml": ctrl, "lat": False, "long": False}
+        G.setup_ghosts(self)  # a FollowGhostController's ghost entity, its storyboard hand-over and head start
         self.entity_names = list(self.entities)
         for e in self.entities.values():
             if e.trailer is not None:
@@ -85,7 +87,7 @@ class ScenarioEngine:
         self._init_actions = self._build_init(sb.find("Init/Actions"))
         self.running: list[tuple[Element | None, RuntimeAction]] = []
         self._swarms: list[tuple[str | None, Any]] = []
-        self.time = 0.0
+        self.time = self.start_time  # -HeadStartTime when a ghost runs ahead (esmini's clock), else 0
         self.snap: dict[str, EntityState] = {}
         self.events: list[Event] = []
         self.finished = False
@@ -171,7 +173,8 @@ class ScenarioEngine:
                 if n not in self.entities:
                     raise self.error(a, "Private.entityRef", f"unknown entity {n!r}")
                 for pa in a.findall("PrivateAction"):
-                    out += make_action(pa, [n], self)
+                    for m in G.init_copies(self, n, pa):
+                        out += make_action(pa, [m], self)
             elif a.tag == "GlobalAction":
                 out += make_action(a, [], self)
             else:
@@ -189,6 +192,7 @@ class ScenarioEngine:
                 self._override(ra)
                 self.running.append((None, ra))
         self._update_signals(0.0)
+        G.sample_trails(self, self.time)
         self._started = False
         self._place_trailers(straight=True)
 
@@ -244,6 +248,9 @@ class ScenarioEngine:
         for n, e in self.entities.items():
             if not e.active or n in ext or e.tow is not None:
                 continue
+            if G.held_back(self, n, time):
+                e.accel, e.yaw_rate = 0.0, 0.0  # the ghosts' head start: only they move before time 0
+                continue
             if self.hold_unattached_external and self.controlled_externally(n):
                 e.speed, e.accel, e.yaw_rate = 0.0, 0.0, 0.0  # nobody drives it: it waits, as esmini headless
                 self.motions[n].standstill += self.tick
@@ -261,6 +268,7 @@ class ScenarioEngine:
                 m = self.motions[n]
                 off = mt is None or not mt.on_road or mt.lane_type == "none"  # esmini: border lanes still count
                 m.offroad = m.offroad + self.tick if off else 0.0
+        G.sample_trails(self, time + self.tick)
         self._place_trailers(straight=False)
         for _, sw in self._swarms:
             sw.step()
@@ -279,11 +287,12 @@ class ScenarioEngine:
             ev.skip(self.time)
             return
         ev.start(self.time)
+        G.on_event_start(self, ev.xml, self.time)
         actors = self._actors(ev.parent.parent)
         for a in ev.children:
             a.state = STANDBY
             a.start(self.time)
-            a.runtime = make_action(a.xml, actors, self)
+            a.runtime = make_action(a.xml, G.actors_for(self, a.xml, actors), self)
             for ra in a.runtime:
                 ra.start(self)
                 self._override(ra)
@@ -394,7 +403,7 @@ class ScenarioEngine:
                     return True
         me = self.snap[n]
         for o in self.snap.values():
-            if o.name == n or not o.active:
+            if o.name == n or not o.active or o.name in self.ghost_trails:  # nothing collides with a ghost
                 continue
             if (target is not None and o.name != target) or (otype and self._type_of(o.name) != otype):
                 continue

@@ -24,6 +24,7 @@ ESMINI_KINDS = frozenset({
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
+    "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
     "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
     "OffroadFollower": "roadtest.sim.xosc.drivers.offroad_follower:OffroadFollower",
 }
