@@ -23,6 +23,7 @@ ESMINI_KINDS = frozenset({
 
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
+    "ALKS_R157SM_Controller": "roadtest.sim.xosc.drivers.alks_r157:ALKSR157",
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
     "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
     "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
