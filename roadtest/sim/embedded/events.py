@@ -8,7 +8,7 @@ from typing import Iterable, Sequence
 
 from roadtest.sim.api import Event
 
-__all__ = ["Box", "make_box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE"]
+__all__ = ["Box", "make_box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE", "HYST", "MIN_WIDTH"]
 
 DRIVABLE = frozenset({"driving", "entry", "exit", "onramp", "offramp", "connectingramp", "bidirectional",
                       "parking", "stop", "shoulder", "biking", "restricted", "median", "roadworks"})
@@ -101,21 +101,32 @@ def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-HYST = 0.05  # m a touched mark must be cleared by before touching it again counts as a new crossing
+HYST = 0.05  # m, a touched line must be cleared by this much before touching it again is a new crossing
 MIN_WIDTH = 0.01  # m, narrower lanes (a lane opening or closing) are no lane: their two borders are one line
 
 
-def _lanes_across_fast(net, road: str, s: float) -> list[tuple[int, float, float]] | None:
-    """(lane id, t low, t high) of every lane at s in road-frame t order (lane id order) from the parsed road's exact bounds,
-    or None when the map is not a RoadNetwork (the contract-only walk then serves)."""
+def _bounds_fast(net, road: str, s: float) -> dict[int, tuple[float, float]] | None:
+    """{lane id: (inner t, outer t)} at s from the parsed road's exact bounds (one call for every lane), or None
+    when the map is not a RoadNetwork (the contract-only walk then serves)."""
     get = getattr(net, "road", None)
     if get is None:
         return None
     try:
         r = get(road)
-        b = r.bounds_at(r.section_index(s), s)
+        return r.bounds_at(r.section_index(s), s)
     except Exception:  # noqa: BLE001 - not a parsed road: fall back to the lane API
         return None
+
+
+def _lanes_across_fast(net, road: str, s: float) -> list[tuple[int, float, float]] | None:
+    """(lane id, t low, t high) of every lane at s in road-frame t order (lane id order), or None off a
+    RoadNetwork."""
+    b = _bounds_fast(net, road, s)
+    return None if b is None else _ordered(b)
+
+
+def _ordered(b: dict[int, tuple[float, float]]) -> list[tuple[int, float, float]]:
+    """Road bounds as (lane id, t low, t high) in t order, the centre lane left out."""
     return [(lid, a, c) if a <= c else (lid, c, a) for lid, (a, c) in sorted(b.items()) if lid != 0]
 
 
@@ -155,6 +166,8 @@ def _lines(lanes: list[tuple[int, float, float]]) -> tuple[list[_Line], list[int
 
 
 def _towards_higher_allowed(mark, towards_higher: bool, origin: int, dest: int) -> bool:
+    """Whether the mark lets a vehicle cross from lane origin to dest (no mark: yes); RoadMark.allows when the
+    mark has it, else the contract's crossing_allowed(outward)."""
     if mark is None:
         return True
     allows = getattr(mark, "allows", None)
@@ -173,8 +186,8 @@ class EventDetector:
         self.watch = tuple(watch)
         self.contacts: set[tuple[str, str]] = set()
         self._off: dict[str, bool] = {}
-        # per actor: (road, lane, t low, t high, driving direction, {(below, above): driving-frame slot} touched)
-        self._held: dict[str, tuple[str, int, float, float, int, dict[tuple[int, int], int]]] = {}
+        # per actor: (road, lane, t low, t high, {(below, above): driving-frame slot} of the lines touched)
+        self._held: dict[str, tuple[str, int, float, float, dict[tuple[int, int], int]]] = {}
 
     def collisions(self, boxes: Sequence[Box], first: str | None = None) -> tuple[list[Event], list[Event]]:
         """(new contacts this tick, all current contacts); `first` (the ego) is named as `actor` when involved.
@@ -221,11 +234,18 @@ class EventDetector:
         e = 0.5 * length * abs(math.sin(hd)) + 0.5 * width * abs(math.cos(hd))
         lo, hi = match.t - e, match.t + e
         prev = self._held.get(actor)
+        same = prev is not None and prev[0] == road
+        slo, shi = (min(lo, prev[2]), max(hi, prev[3])) if same else (lo, hi)
+        bounds = _bounds_fast(net, road, match.s)
+        if bounds is not None and same and not prev[4] and match.lane in bounds:
+            a, c = bounds[match.lane]
+            if (a < slo and shi < c) if a < c else (c < slo and shi < a):
+                # the common case: inside its own lane's lines, as it was
+                self._held[actor] = (road, match.lane, lo, hi, prev[4])
+                return []
         try:
             d = 1 if net.lane_direction(road, match.lane) >= 0 else -1
-            lanes = _lanes_across_fast(net, road, match.s)
-            if lanes is None:
-                lanes = _lanes_across(net, match)
+            lanes = _ordered(bounds) if bounds is not None else _lanes_across(net, match)
         except Exception:  # noqa: BLE001 - a lane the map does not know here: no lines to cross
             self._held.pop(actor, None)
             return []
@@ -235,18 +255,14 @@ class EventDetector:
             return []
         j = order.index(match.lane)
         held: dict[tuple[int, int], int] = {}
-        self._held[actor] = (road, match.lane, lo, hi, d, held)
+        self._held[actor] = (road, match.lane, lo, hi, held)
         if prev is None:
             # first sight (or back on the map): the box did not cross what it already touches
             for k, ln in enumerate(lines):
                 if lo <= ln.t <= hi:
                     held[(ln.below, ln.above)] = (2 * (k - j) + 1) * d
             return []
-        same = prev[0] == road
-        slo, shi = (min(lo, prev[2]), max(hi, prev[3])) if same else (lo, hi)
-        before = prev[5]
-        if not before and (j == 0 or lines[j - 1].t < slo) and (j == len(lines) or shi < lines[j].t):
-            return []  # the common case: clear of both lines of its own lane, as it was
+        before = prev[4]
         slots = set(before.values())
         k_prev = order.index(prev[1]) if same and prev[1] in order else j
         c_prev = 0.5 * (prev[2] + prev[3]) if same else match.t

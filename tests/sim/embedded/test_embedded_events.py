@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from roadtest.sim.embedded.events import Box, EventDetector, boxes_overlap, overlapping_pairs
 
 from embedded_fakes import FakeStraightRoads
@@ -124,6 +126,7 @@ def test_straddling_a_line_across_the_end_of_a_road_stays_one_invasion():
     assert per_tick[-1][0].data["road"] == "2"
 
 
+@pytest.mark.conformance
 def test_the_exact_road_bounds_and_the_lane_width_walk_agree_on_a_real_map(conformance_dir):
     from roadtest.sim.embedded.events import _lanes_across, _lanes_across_fast
     from roadtest.sim.road import load_map
@@ -138,3 +141,29 @@ def test_the_exact_road_bounds_and_the_lane_width_walk_agree_on_a_real_map(confo
             assert abs(f[1] - w[1]) < 1e-6 and abs(f[2] - w[2]) < 1e-6
             compared += 1
     assert compared >= 12
+
+
+@pytest.mark.conformance
+def test_a_swerve_whose_wheels_touch_the_solid_edge_line_is_a_solid_crossing_for_the_rule_signals(conformance_dir):
+    from roadtest.bundle import load_bundle
+    from roadtest.metrics.rules.signals import extract_signals
+    from roadtest.sim.api import Control, SimSettings
+    from roadtest.sim.embedded import EmbeddedSimulator
+
+    xosc = conformance_dir / "esmini" / "resources" / "xosc" / "straight_500m.xosc"
+    counts = {}
+    for n in (8, 14):  # steer right for n ticks, back left for 2n, straighten for n
+        sim = EmbeddedSimulator().load(load_bundle(xosc), 0, SimSettings(max_time=5.0))
+        inv, lanes, i = [], set(), 0
+        while not sim.done:
+            steer = 0.02 if i < n else -0.02 if i < 3 * n else 0.02 if i < 4 * n else 0.0
+            st = sim.step(Control(throttle=0.2, steer=steer))
+            inv += [e for e in st.events if e.kind == "lane_invasion"]
+            lanes.add(st.ego.lane.lane)
+            i += 1
+        assert lanes == {-1}  # the centre never leaves lane -1
+        sig = extract_signals(sim.trace, sim.meta)
+        counts[n] = (len(inv), sum(v > 0 for v in sig["solid_crossing"]), sum(v > 0 for v in sig["lane_change"]))
+        if inv:
+            assert inv[0].data["type"] == "solid" and inv[0].data["to_lane"] == -2 and inv[0].data["allowed"] is False
+    assert counts == {8: (0, 0, 0), 14: (1, 1, 0)}
