@@ -97,6 +97,7 @@ def _others_after_tick(engine: Any, ego: str) -> dict[str, Any]:
 
     esmini moves the default-controlled entities before it steps player controllers; roadtest moves
     entities in declaration order, so one not moved yet is carried one tick along its heading here.
+    Their velocities read as at the start of the tick (before this tick's actions), as esmini's do.
     """
     names = engine.entity_names
     i = names.index(ego)
@@ -113,6 +114,9 @@ def _others_after_tick(engine: Any, ego: str) -> dict[str, Any]:
                 rh = engine.network.road_to_world(e.lane.road, e.lane.s, 0.0).h
                 e.lane = LanePos(e.lane.road, e.lane.lane, e.lane.s + step * math.cos(e.h - rh),
                                  e.lane.t + step * math.sin(e.h - rh))
+        if engine.snap and n in engine.snap and e.speed != engine.snap[n].speed:
+            e = copy.copy(e) if e is engine.entities[n] else e
+            e.speed = engine.snap[n].speed
         out[n] = e
     return out
 
@@ -322,20 +326,19 @@ def build_model(props: dict[str, str], engine: Any = None, ctrl: Any = None) -> 
                 setattr(m, attr, num(key))
         if num("aebDeceleration") is not None:
             m.aeb_dec = abs(num("aebDeceleration"))
-        if props.get("aebAvailable") == "false":
+        if props.get("aebAvailable", "").lower() == "false":
             m.aeb_available = False
         if num("lateralTrigDistance") is not None:
             m.lateral_trigger = num("lateralTrigDistance")
         if num("driverDeceleration") is not None:
             m.max_dec = abs(num("driverDeceleration"))
+    # booleans: a boolean parameter may resolve to "True"/"False"
     if "fullStop" in props:
-        m.full_stop = props["fullStop"] == "true"
+        m.full_stop = props["fullStop"].lower() == "true"
     if "alwaysTrigOnScenario" in props:
-        m.always_trig = props["alwaysTrigOnScenario"] == "true"
-    if props.get("cruise") in ("true", "True"):
-        m.cruise_on = True
-    elif props.get("cruise") in ("false", "False"):
-        m.cruise_on = False
+        m.always_trig = props["alwaysTrigOnScenario"].lower() == "true"
+    if props.get("cruise", "").lower() in ("true", "false"):
+        m.cruise_on = props["cruise"].lower() == "true"
     return m
 
 
