@@ -155,7 +155,7 @@ def test_follow_reference_names_an_unknown_reference(tmp_path):
 
 # ---------------------------------------------------------------- esmini's own files
 CORPUS = {  # file -> (entity, bound on its largest position difference from esmini's trajectory, m)
-    "follow_reference": ("Ego", 0.1),  # was 2.46 under the default controller
+    "follow_reference": ("Ego", 0.02),  # was 2.46 under the default controller
     "follow_reference_interactive": ("Ego", 0.05),
     "offroad_follower": ("Follower", 0.05),  # was 2.00: the follower stood still
 }

@@ -90,6 +90,41 @@ def _num(props: dict[str, str], key: str, default: float, ctrl: Any, engine: Any
         raise ScenarioError(Problem(f, line, 0, f"Controller.Property[{key}]", f"a number, got {raw!r}")) from None
 
 
+def _shape_slope(shape: str, p: float) -> float:
+    """d shape / d p of the lateral transition shapes at p in [0, 1]."""
+    p = min(max(p, 0.0), 1.0)
+    if shape == "linear":
+        return 1.0
+    if shape == "cubic":
+        return 6.0 * p * (1.0 - p)
+    if shape == "sinusoidal":
+        return math.pi / 2 * math.sin(math.pi * p)
+    return 0.0
+
+
+def _ghost_heading(engine: Any, m: Any, lat: Any, speed: float, dt: float, h: float) -> float:
+    """The ghost's heading after a tick of a lateral move, as esmini sets it.
+
+    esmini faces along the lane on the tick a move ends (and for a step), and otherwise turns by the angle of the
+    move's lateral rate at the start of the tick against the longitudinal rest of the step; the default
+    controller's advance uses the tick's chord instead (kept, h, for moves over a distance).
+    """
+    if lat.dimension == "distance" and not lat.done:
+        return h
+    ph = engine._lanes.pose(m.road, m.lane, m.s, m.offset)[3]
+    along = wrap(ph if m.sdir == engine.network.lane_direction(m.road, m.lane) else ph + math.pi)
+    if lat.done or lat.shape == "step":
+        return along
+    done, total = lat.duration_like()
+    if total <= SMALL:
+        return along
+    rate = (lat.target - lat.start) * _shape_slope(lat.shape, (done - dt) / total) / total
+    step = abs(speed) * dt
+    dlat = min(abs(rate) * dt, step)
+    turn = math.atan2(dlat, math.sqrt(step * step - dlat * dlat))
+    return wrap(along + math.copysign(turn, rate * m.sdir * (1.0 if speed >= 0 else -1.0)))
+
+
 def settle(engine: Any, e: Any, m: Any, off_graph: bool) -> None:
     """After a model moved e: its lane (None off every road), odometer and standstill; off the lane graph, off-road time.
 
@@ -154,10 +189,8 @@ class FollowReference(DriverModel):
             odo, still = m.odometer, m.standstill
             h0, lat = g.h, m.lat
             advance(engine.network, g, m, dt, t_next, engine._lanes)
-            if lat is not None and lat.done and m.road is not None and engine._lanes is not None:
-                # esmini ends a lateral move facing along the lane (advance keeps that tick's sideways step in h)
-                ph = engine._lanes.pose(m.road, m.lane, m.s, m.offset)[3]
-                g.h = wrap(ph if m.sdir == engine.network.lane_direction(m.road, m.lane) else ph + math.pi)
+            if lat is not None and m.road is not None and engine._lanes is not None and abs(g.speed) > SMALL:
+                g.h = _ghost_heading(engine, m, lat, g.speed, dt, g.h)
             ref, ref_rate = g, self._ref_rate
             self._ref_rate = wrap(g.h - h0) / dt  # esmini's heading rate lags a tick
             m.odometer, m.standstill = odo, still
