@@ -379,13 +379,26 @@ class RuntimeAction:
         self.max_lat_acc = _f(dc, "maxAcceleration", math.inf) if dc is not None else math.inf
         self.lat_v = 0.0
         self.first = True
+        self.ref_xy: tuple[float, float] | None = None
+
+    def _ref_lat_speed(self, o: Any, dt: float) -> float:
+        """The referenced entity's sideways speed over the last tick, in its own frame (left positive)."""
+        prev, self.ref_xy = self.ref_xy, (o.x, o.y)
+        if prev is None:
+            return 0.0
+        vx, vy = (o.x - prev[0]) / dt, (o.y - prev[1]) / dt
+        return -vx * math.sin(o.h) + vy * math.cos(o.h)
 
     def _step_LateralDistanceAction(self, c: Any, dt: float) -> None:
-        """Road-frame lateral gap to the referenced entity: rigid, rate-limited, or a critically damped spring."""
+        """Road-frame lateral gap to the referenced entity: rigid, rate-limited, or a critically damped spring.
+
+        The constrained moves keep the entity's speed: the sideways metres come out of its progress along the lane.
+        """
         e, o = c.entities[self.actor], c.entities[self.el.get("entityRef")]
         m, mo = c.motions[self.actor], c.motions[o.name]
         if m.road is None or e.lane is None or o.lane is None or dt <= 0:
             return
+        ref_v = self._ref_lat_speed(o, dt)
         if self.first:  # the first tick only takes the measure, as players do
             self.first = False
             return
@@ -397,22 +410,24 @@ class RuntimeAction:
         side = 1.0 if disp == "leftToReferencedEntity" else -1.0 if disp == "rightToReferencedEntity" else (1.0 if rel >= 0 else -1.0)
         err = (side * want - rel) * mo.sdir  # road-frame metres still to move (left positive)
         cont = self.el.get("continuous", "false").lower() == "true"
-        vmax = min(self.max_lat_speed, abs(e.speed)) if math.isfinite(self.max_lat_speed) else math.inf
         if not math.isfinite(self.max_lat_speed) and not math.isfinite(self.max_lat_acc):
-            move = err  # rigid
-            done = True
-        elif math.isfinite(self.max_lat_acc):
+            m.offset += err  # rigid
+            if not cont:
+                self.done = True
+            return
+        vmax = max(min(self.max_lat_speed, abs(e.speed)) - 1e-6, 0.0)  # some speed stays for going along the lane
+        if math.isfinite(self.max_lat_acc):
+            # the spring damps the speed relative to the reference's own sideways speed, as esmini's does
             k = 0.4 * self.max_lat_acc  # spring stiffness from the acceleration limit, critically damped
-            a = max(-self.max_lat_acc, min(self.max_lat_acc, k * err - 2 * math.sqrt(k) * self.lat_v))
-            self.lat_v += a * dt
-            if math.isfinite(vmax):
-                self.lat_v = max(-vmax, min(vmax, self.lat_v))
+            a = k * err - 2 * math.sqrt(k) * (self.lat_v - ref_v * mo.sdir)
+            a = max(-self.max_lat_acc, min(self.max_lat_acc, a))
+            self.lat_v = max(-vmax, min(vmax, self.lat_v + a * dt))
             move = self.lat_v * dt
             done = abs(err) < 0.01
         else:
             move = math.copysign(min(vmax * dt, abs(err)), err)
             done = abs(move - err) < 1e-9
-        m.offset += move
+        m.side_step = move
         if done and not cont:
             self.done = True
 

@@ -116,6 +116,7 @@ class Motion:
     standstill: float = 0.0
     end_of_road: float = 0.0
     offroad: float = 0.0
+    side_step: float = 0.0  # m an action moves the entity sideways (road frame) on the next advance, out of its step
 
 
 def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
@@ -184,6 +185,7 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
     """Move an entity under the default controller for dt seconds at e.speed."""
     cache = cache or LaneCache(net)
     step = e.speed * dt
+    side, m.side_step = m.side_step, 0.0
     m.odometer += abs(step)
     m.standstill = m.standstill + dt if abs(e.speed) < 1e-4 else 0.0
     if m.path is not None:
@@ -226,6 +228,11 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
             # the lateral part of the step is taken out of the longitudinal progress, as esmini moves
             dlat = min(abs(m.offset - old), abs(step))
             step = math.copysign(math.sqrt(step * step - dlat * dlat), step)
+    if side:
+        # a lateral-distance move: the entity keeps its speed, so the sideways part leaves less to go along the lane
+        m.offset += side
+        dlat = min(abs(side), abs(step))
+        step = math.copysign(math.sqrt(step * step - dlat * dlat), step)
     # the entity covers `step` metres along its lane, not along the reference line
     s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s, m.offset)
     length = net.road_length(m.road)
