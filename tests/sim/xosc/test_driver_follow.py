@@ -103,6 +103,11 @@ def test_offroad_follower_needs_an_existing_entity_to_follow(tmp_path):
         _engine(tmp_path, _offroad_doc(lead="Nobody"))
 
 
+def test_offroad_follower_property_that_is_no_number_is_located(tmp_path):
+    with pytest.raises(ScenarioError, match=r"s\.xosc:\d+.*targetDistance.*a number, got 'far'"):
+        _engine(tmp_path, _offroad_doc().replace('value="15.0"', 'value="far"'))
+
+
 # ---------------------------------------------------------------- FollowReferenceController
 def _reference_doc(tmp_path, ref: str | None, body: str, init_extra: str = "", entities=("Lead", "Ego"),
                    actors=("Lead",), ego_s: float = 20.0) -> ScenarioEngine:

@@ -17,7 +17,7 @@ from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.drivers.base import DriverModel
 from roadtest.sim.xosc.positions import locate, wrap
 
-__all__ = ["BicycleVehicle", "FollowReference", "settle"]
+__all__ = ["BicycleVehicle", "FollowReference", "number_property", "settle"]
 
 MAX_WHEEL_ANGLE = math.radians(60.0)
 SMALL = 1e-6
@@ -79,7 +79,8 @@ def _abs_floor(v: float, floor: float) -> float:
     return math.copysign(floor, v) if abs(v) < floor else v
 
 
-def _num(props: dict[str, str], key: str, default: float, ctrl: Any, engine: Any) -> float:
+def number_property(props: dict[str, str], key: str, default: float, ctrl: Any, engine: Any) -> float:
+    """A numeric controller property (default when absent); a located ScenarioError when it is no number."""
     raw = props.get(key, "")
     if raw == "":
         return default
@@ -150,11 +151,11 @@ class FollowReference(DriverModel):
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         p = self.props
-        self.cte_gain = _num(p, "stanleyCrossTrackErrorGain", 1.0, ctrl, engine)
-        self.stabilizer = _num(p, "stanleySpeedStabilizer", 1.0, ctrl, engine)
-        self.heading_gain = _num(p, "stanleyHeadingGain", 1.0, ctrl, engine)
-        self.curvature_gain = _num(p, "stanleyCurvatureGain", 1.0, ctrl, engine)
-        self.stiffness = _num(p, "speedControlStiffness", 1.0, ctrl, engine)
+        self.cte_gain = number_property(p, "stanleyCrossTrackErrorGain", 1.0, ctrl, engine)
+        self.stabilizer = number_property(p, "stanleySpeedStabilizer", 1.0, ctrl, engine)
+        self.heading_gain = number_property(p, "stanleyHeadingGain", 1.0, ctrl, engine)
+        self.curvature_gain = number_property(p, "stanleyCurvatureGain", 1.0, ctrl, engine)
+        self.stiffness = number_property(p, "speedControlStiffness", 1.0, ctrl, engine)
         self.ref_name = p.get("referenceEntity", "")
         if self.ref_name and (self.ref_name not in engine.entities or self.ref_name == name):
             f, line = engine.where(ctrl)

@@ -13,7 +13,7 @@ from typing import Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.xosc.drivers.base import DriverModel
-from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, _num, settle
+from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, number_property, settle
 from roadtest.sim.xosc.positions import wrap
 
 __all__ = ["OffroadFollower", "speed_limit_at"]
@@ -49,9 +49,9 @@ class OffroadFollower(DriverModel):
             known = ", ".join(n for n in engine.entities if n != name)
             raise ScenarioError(Problem(f, line, 0, "Controller.Property[followEntity]",
                                         f"another entity's name (known: {known}), got {self.lead!r}"))
-        self.target = _num(p, "targetDistance", 20.0, ctrl, engine)
-        rate = _num(p, "steeringRate", 4.0, ctrl, engine)
-        self.speed_factor = _num(p, "speedFactor", 1.0, ctrl, engine)
+        self.target = number_property(p, "targetDistance", 20.0, ctrl, engine)
+        rate = number_property(p, "steeringRate", 4.0, ctrl, engine)
+        self.speed_factor = number_property(p, "speedFactor", 1.0, ctrl, engine)
         e = engine.entities[name]
         self.vehicle = BicycleVehicle(e.x, e.y, e.h, e.length, e.speed, max_acc=e.max_accel, max_dec=e.max_decel,
                                       steering_rate=rate)
