@@ -199,8 +199,8 @@ class ScenarioEngine:
     def controlled_externally(self, name: str) -> bool:
         """True when an active controller hands this entity to an external driver (an agent, a human).
 
-        Player-specific automated drivers (esmini's ACC, sloppy driver, ghost follower...) are not
-        external: the default controller drives those entities (a documented deviation from esmini)."""
+        Player-specific automated drivers (esmini's ACC, ghost follower...) are not external: their
+        driver model (drivers.MODELS) or, for a kind roadtest lacks, the default controller drives them."""
         c = self.controllers.get(name)
         if not c or not (c["lat"] or c["long"]) or _is_default(c["xml"]):
             return False

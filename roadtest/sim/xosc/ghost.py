@@ -173,7 +173,10 @@ def setup_ghosts(eng: Any) -> None:
     try:
         head = float(properties(ctrl).get("headstartTime", DEFAULT_HEADSTART))
     except ValueError:
-        raise eng.error(ctrl, "Property.headstartTime", "expected a number of seconds") from None
+        head = -1.0
+    if not head >= 0.0:
+        raise eng.error(ctrl, "Controller.Property[headstartTime]",
+                        f"expected a head start of 0 s or more, got {properties(ctrl).get('headstartTime')!r}")
     name = f"{host}_ghost"
     if name in eng.entities:
         raise eng.error(ctrl, "ScenarioObject.name", f"{name!r} exists already: the ghost of {host!r} needs that name")

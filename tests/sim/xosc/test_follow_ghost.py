@@ -7,6 +7,7 @@ import math
 import pytest
 
 from roadtest.bundle import load_bundle
+from roadtest.errors import ScenarioError
 from roadtest.sim.api import SimSettings
 from roadtest.sim.embedded.simulator import EmbeddedSimulation
 from roadtest.sim.xosc.engine import ScenarioEngine
@@ -150,6 +151,15 @@ def test_a_ghost_never_collides_and_is_no_obstacle(tmp_path):
         if st.time < 0:
             assert not sim.engine.collides("Ego", None, None)
     assert seen == int(HEAD / TICK) - 1
+
+
+@pytest.mark.parametrize("prop, value, field", [("headstartTime", "-1", "headstartTime"),
+                                                 ("lookaheadSpeed", "fast", "lookaheadSpeed")])
+def test_bad_controller_properties_are_located_errors(tmp_path, prop, value, field):
+    text = _doc().replace(f'name="{prop}" value="', f'name="{prop}" value="{value}" old="', 1)
+    with pytest.raises(ScenarioError) as err:
+        ScenarioEngine(_write(tmp_path, text), seed=0, tick=TICK).init()
+    assert field in str(err.value) and "s.xosc:" in str(err.value)
 
 
 def test_trail_geometry():

@@ -48,7 +48,10 @@ class FollowGhost(DriverModel):
 
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
-        num = self._number
+
+        def num(key: str, default: float) -> float:
+            return self._number(engine, key, default)
+
         self.headstart = num("headstartTime", 3.0)
         mode = self.props.get("followMode", "time")
         if mode not in ("time", "position"):
@@ -63,14 +66,14 @@ class FollowGhost(DriverModel):
         self.index = 0  # trail segment the entity was nearest last tick
         self.vehicle: TrailVehicle | None = None
 
-    def _number(self, key: str, default: float) -> float:
+    def _number(self, engine: Any, key: str, default: float) -> float:
         v = self.props.get(key)
         if v in (None, ""):
             return default
         try:
             return float(v)
         except ValueError:
-            raise ValueError(f"FollowGhostController property {key}={v!r}: expected a number") from None
+            raise engine.error(self.ctrl, f"Controller.Property[{key}]", f"expected a number, got {v!r}") from None
 
     def _targets(self, trail: Any, e: Any, t_next: float) -> tuple[float, float, float]:
         """(speed to drive, x, y of the steering target) from the ghost's trail."""
