@@ -8,7 +8,7 @@ import pytest
 
 from roadtest.errors import ScenarioError
 from roadtest.sim.xosc.drivers.follow_reference import FollowReference
-from roadtest.sim.xosc.drivers.offroad_follower import OffroadFollower
+from roadtest.sim.xosc.drivers.offroad_follower import OffroadFollower, speed_limit_at
 from roadtest.sim.xosc.engine import ScenarioEngine
 from xosc_docs import VEHICLE, event, lane_teleport, scenario, sim_time, speed_action, straight_road, trigger
 
@@ -58,10 +58,10 @@ def _polyline(points: list[tuple[float, float]]) -> str:
 
 
 # ---------------------------------------------------------------- OffroadFollower
-def _offroad_doc(target: float = 15.0, lead: str = "Lead") -> str:
+def _offroad_doc(target: float = 15.0, lead: str = "Lead", lead_speed: float = 8.0) -> str:
     away = _polyline([(40.0, -1.75), (90.0, -1.75), (140.0, -40.0), (600.0, -40.0)])
     body = event("away", away, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
-    init = (lane_teleport("Lead", -1, 40, speed=8.0) + lane_teleport("Follower", -1, 10)
+    init = (lane_teleport("Lead", -1, 40, speed=lead_speed) + lane_teleport("Follower", -1, 10)
             + f'<Private entityRef="Follower">{ACTIVATE}</Private>')
     text = scenario(body, entities=("Lead", "Follower"), actors=("Lead",), init=init,
                     stop=trigger("StopTrigger", sim_time(100)))
@@ -90,8 +90,7 @@ def test_offroad_follower_keeps_its_distance_behind_a_leader_that_leaves_the_roa
 
 
 def test_offroad_follower_waits_behind_a_standing_leader(tmp_path):
-    eng = _engine(tmp_path, _offroad_doc(target=15.0).replace('speed_action', '').replace(
-        '<AbsoluteTargetSpeed value="8.0"/>', '<AbsoluteTargetSpeed value="0.0"/>'))
+    eng = _engine(tmp_path, _offroad_doc(target=15.0, lead_speed=0.0))
     _run(eng, 20.0)
     lead, f = eng.entities["Lead"], eng.entities["Follower"]
     assert (lead.x, lead.y) == (pytest.approx(40.0), pytest.approx(-1.75))
@@ -101,6 +100,16 @@ def test_offroad_follower_waits_behind_a_standing_leader(tmp_path):
 def test_offroad_follower_needs_an_existing_entity_to_follow(tmp_path):
     with pytest.raises(ScenarioError, match=r"s\.xosc:\d+.*followEntity.*'Nobody'"):
         _engine(tmp_path, _offroad_doc(lead="Nobody"))
+
+
+def test_offroad_speed_cap_comes_from_the_nearest_road(tmp_path):
+    from roadtest.sim.road import load_map
+
+    (tmp_path / "road.xodr").write_text(straight_road())
+    net = load_map(tmp_path / "road.xodr")
+    assert speed_limit_at(net, 50.0, -1.75, 0.0) == pytest.approx(120 / 3.6)  # two driving lanes on its side
+    assert speed_limit_at(net, 50.0, -300.0, 0.0) == pytest.approx(70 / 3.6)  # far from every road
+    assert speed_limit_at(None, 0.0, 0.0, 0.0) == pytest.approx(70 / 3.6)
 
 
 def test_offroad_follower_property_that_is_no_number_is_located(tmp_path):
@@ -164,6 +173,24 @@ CORPUS = {  # file -> (entity, bound on its largest position difference from esm
     "follow_reference_interactive": ("Ego", 0.05),
     "offroad_follower": ("Follower", 0.05),  # was 2.00: the follower stood still
 }
+
+
+def test_follow_reference_ghost_moves_as_esminis_ghost(conformance_dir):
+    import csv
+
+    ref = {round(float(r["time"]), 2): (float(r["x"]), float(r["y"]))
+           for r in csv.DictReader(open(conformance_dir / "esmini_reference/follow_reference.csv"))
+           if r["entity"] == "Ego_ghost"}
+    eng = ScenarioEngine(conformance_dir / "esmini/resources/xosc/follow_reference.xosc", seed=1, tick=TICK)
+    eng.init()
+    g = eng.drivers["Ego"].ghost
+    worst = 0.0
+    for k in range(1, 601):  # 30 s: the speed ramps and the four lane changes (step, linear, sinusoidal, cubic)
+        eng.step(round((k - 1) * TICK, 9))
+        t = round(k * TICK, 2)
+        if t in ref:
+            worst = max(worst, math.hypot(g.x - ref[t][0], g.y - ref[t][1]))
+    assert worst < 0.01
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
