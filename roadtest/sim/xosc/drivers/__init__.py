@@ -23,6 +23,7 @@ ESMINI_KINDS = frozenset({
 
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
+    "SloppyDriverController": "roadtest.sim.xosc.drivers.sloppy:SloppyDriver",
     "ALKS_R157SM_Controller": "roadtest.sim.xosc.drivers.alks_r157:ALKSR157",
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
     "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
@@ -31,10 +32,7 @@ MODELS: dict[str, str] = {
 }
 
 # kind -> why roadtest refuses it (the reason is part of the load error)
-REFUSED: dict[str, str] = {
-    "SloppyDriverController": "esmini's randomised driver: its runs hinge on esmini's own closed-loop SpeedAction and road-end "
-                              "handling fighting its noise, which roadtest does not imitate",
-}
+REFUSED: dict[str, str] = {}
 
 
 def model_for(kind: str) -> type[DriverModel] | None:
