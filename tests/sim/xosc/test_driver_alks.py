@@ -10,7 +10,8 @@ import pytest
 
 from roadtest.errors import ScenarioError
 from roadtest.sim.xosc.conditions import boxes_overlap
-from roadtest.sim.xosc.drivers.alks_r157 import ALKSR157
+from roadtest.sim.xosc.drivers.acc import ACC
+from roadtest.sim.xosc.drivers.alks_r157 import ALKS, ALKSR157
 from roadtest.sim.xosc.engine import ScenarioEngine
 from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
 
@@ -106,6 +107,18 @@ def test_reference_driver_perceives_reacts_then_brakes_with_limited_jerk(tmp_pat
     assert "PERCEIVE -> REACT" in log and "REACT -> BRAKE_REF" in log
 
 
+@pytest.mark.parametrize("model,max_dec", [("RSS", 0.774 * G), ("FSM", 6.0)])
+def test_rss_and_fsm_wait_their_reaction_time_then_brake_clear_of_the_cut_in(tmp_path, model, max_dec):
+    eng = _engine(tmp_path, _cut_in_doc(_ctrl(model=model, cruise="false")))
+    run = _run(eng, 6.0)
+    assert not any(run["hit"])
+    dec = _decels(run["v"])
+    assert 0 < max(dec) <= max_dec + 1e-6
+    critical = next(float(line.split("s ")[0]) for line in eng.drivers["Ego"].model.log if "-> CRITICAL" in line)
+    first = (next(i for i, d in enumerate(dec) if d > 1e-9) + 1) * TICK  # the tick ending at this time
+    assert first >= critical + 0.75 - 1e-9  # 0.75 s reaction time, foot off the pedal meanwhile
+
+
 def test_regulation_cruise_follows_a_lead_at_the_r157_gap(tmp_path):
     eng = _engine(tmp_path, _follow_doc(_ctrl(model="Regulation", cruise="true")), length=1500.0)
     run = _run(eng, 40.0)
@@ -121,6 +134,18 @@ def test_without_cruise_the_reference_driver_keeps_its_speed_behind_a_steady_lea
     eng = _engine(tmp_path, _follow_doc(_ctrl(model="ReferenceDriver", cruise="false")), length=1500.0)
     run = _run(eng, 3.0)
     assert run["v"][-1] == pytest.approx(20.0)  # no scenario perceived: the pedal stays where it is
+
+
+def test_plain_alks_controller_drives_as_esmini_s_acc(tmp_path):
+    runs = {}
+    for kind in ("ALKSController", "ACCController"):
+        ctrl = (f'<ObjectController><Controller name="c"><Properties><Property name="esminiController" value="{kind}"/>'
+                f'</Properties></Controller></ObjectController>')
+        eng = _engine(tmp_path, _follow_doc(ctrl), length=1500.0)
+        assert isinstance(eng.drivers.get("Ego"), ALKS if kind == "ALKSController" else ACC)
+        runs[kind] = _run(eng, 20.0)["v"]
+    assert runs["ALKSController"] == runs["ACCController"]
+    assert runs["ALKSController"][-1] < 16.0  # it slowed for the lead (the default controller would not)
 
 
 def test_an_unknown_model_is_a_located_scenario_error(tmp_path):

@@ -16,10 +16,12 @@ from typing import Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.api import LanePos
-from roadtest.sim.xosc.drivers.alks_models import LARGE, MODELS as ALKS_MODELS, SMALL, Model, ObjectInfo
+from roadtest.sim.xosc.drivers.alks_models import LARGE, SMALL, Model, ObjectInfo
+from roadtest.sim.xosc.drivers.alks_rss_fsm import MODELS as ALKS_MODELS
+from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.drivers.base import DriverModel
 
-__all__ = ["ALKSR157", "Perception", "Placed", "build_model"]
+__all__ = ["ALKS", "ALKSR157", "Perception", "Placed", "build_model"]
 
 
 def _wrap(a: float) -> float:
@@ -359,3 +361,9 @@ class ALKSR157(DriverModel):
             world.ego.speed = e.speed  # what the storyboard commanded this tick
             e.speed = self.model.step(world, engine.tick)
         self.default(engine, t_next)
+
+
+class ALKS(ACC):
+    """esmini's plain ALKSController: esmini builds it as its ACC controller, unchanged, and so does roadtest."""
+
+    kind = "ALKSController"
