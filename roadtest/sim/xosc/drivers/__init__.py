@@ -25,6 +25,7 @@ ESMINI_KINDS = frozenset({
 MODELS: dict[str, str] = {
     "SloppyDriverController": "roadtest.sim.xosc.drivers.sloppy:SloppyDriver",
     "ALKS_R157SM_Controller": "roadtest.sim.xosc.drivers.alks_r157:ALKSR157",
+    "ALKSController": "roadtest.sim.xosc.drivers.alks_r157:ALKS",
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
     "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
     "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
