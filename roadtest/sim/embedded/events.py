@@ -212,9 +212,10 @@ class EventDetector:
         key_of = lambda e: (e.actor, e.other or "")  # noqa: E731
         return sorted(new, key=key_of), sorted(current, key=key_of)
 
-    def road_events(self, actor: str, match, length: float = 0.0, width: float = 0.0) -> list[Event]:
-        """Off-road (on leaving the drivable area) and lane-invasion events of one actor from its LaneMatch and
-        its box size (0 x 0: its centre point)."""
+    def road_events(self, actor: str, match, length: float = 0.0, width: float = 0.0,
+                    curvature: float = 0.0) -> list[Event]:
+        """Off-road (on leaving the drivable area) and lane-invasion events of one actor from its LaneMatch, its
+        box size (0 x 0: its centre point) and the lane's curvature there (1/m, positive towards +t)."""
         out: list[Event] = []
         off = match is None or not match.on_road or match.lane_type not in DRIVABLE
         if off and not self._off.get(actor, False):
@@ -223,16 +224,21 @@ class EventDetector:
         if match is None or self.network is None:
             self._held.pop(actor, None)
             return out
-        out.extend(self._invasions(actor, match, length, width))
+        out.extend(self._invasions(actor, match, length, width, curvature))
         return out
 
-    def _invasions(self, actor: str, match, length: float, width: float) -> list[Event]:
+    def _invasions(self, actor: str, match, length: float, width: float, curvature: float) -> list[Event]:
         """Marking lines the box's lateral extent (or its sweep since the last tick) reaches and did not touch
         before; a line stays touched until the box is HYST clear of it, so a straddle is one crossing."""
         net, road = self.network, match.road
-        hd = match.heading_diff
-        e = 0.5 * length * abs(math.sin(hd)) + 0.5 * width * abs(math.cos(hd))
+        c, s = abs(math.cos(match.heading_diff)), abs(math.sin(match.heading_diff))
+        e = 0.5 * (length * s + width * c)
         lo, hi = match.t - e, match.t + e
+        if curvature:
+            # on a curve the box's ends stand out of the bend: a chord of half length r sags r^2 k / 2 in t
+            r = 0.5 * (length * c + width * s)
+            sag = 0.5 * r * r * curvature
+            lo, hi = (lo - sag, hi) if sag > 0 else (lo, hi - sag)
         prev = self._held.get(actor)
         same = prev is not None and prev[0] == road
         slo, shi = (min(lo, prev[2]), max(hi, prev[3])) if same else (lo, hi)

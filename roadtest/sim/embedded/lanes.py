@@ -142,6 +142,21 @@ class LaneTable:
         """(x, y, z, h, t) at s on the lane centre, shifted `offset` m left in the road frame."""
         return lane_pose(self.lane(road, lane, extent), s, offset)
 
+    def curvature(self, road: str, lane: int, s: float, half: float = 2.5) -> float:
+        """Mean curvature (1/m of the lane centre's own length, positive when the road turns towards +t) of the
+        lane centre over [s - half, s + half], from the tabulated headings."""
+        ln = self.lane(road, lane, self.extent(road, lane))
+        ss, hh = ln.s, ln.h
+        n = len(ss)
+        i = max(0, bisect.bisect_left(ss, s - half) - 1)
+        j = min(n - 1, bisect.bisect_right(ss, s + half))
+        if j <= i:
+            return 0.0
+        k = (hh[j] - hh[i]) / (ss[j] - ss[i])  # per metre of s, i.e. of the reference line
+        # the centre, t off the reference line, runs (1 - k t) m per metre of s
+        stretch = 1.0 - k * ln.t[(i + j) // 2]
+        return k / stretch if stretch > 0.05 else k
+
     def project(self, road: str, lane: int, extent: tuple[float, float], x: float, y: float, s_guess: float,
                 reach: int = 8) -> tuple[float, float, float, float, float] | None:
         """(s, road-frame offset from the centre, lane heading, width, road-frame t) of a point near s_guess on

@@ -244,7 +244,8 @@ class EmbeddedSimulation(Simulation):
             self._engine_events = current
             ego = next((a for a in actors if a.id == self.ego_id), None)
             if ego is not None and self.network is not None:
-                events.extend(self.detector.road_events(ego.id, ego_match, ego.length, ego.width))
+                events.extend(self.detector.road_events(ego.id, ego_match, ego.length, ego.width,
+                                                        self._curvature(ego_match)))
             if ego is not None and self._goal is not None and self._reached(ego):
                 events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
             if getattr(self.engine, "finished", False):
@@ -271,6 +272,15 @@ class EmbeddedSimulation(Simulation):
         return LaneMatch(road=m.road, lane=m.lane, s=s, t=t, offset=offset,
                          heading_diff=math.remainder(a.h - h, math.tau), lane_type=m.lane_type, on_road=True,
                          junction=m.junction)
+
+    def _curvature(self, m) -> float:
+        """The ego's lane curvature at its match (1/m, positive towards +t), 0 where no lane table serves."""
+        if m is None or self._lanes is None:
+            return 0.0
+        try:
+            return self._lanes.curvature(m.road, m.lane, m.s)
+        except Exception:  # noqa: BLE001 - a lane the table cannot sample: treat it as straight
+            return 0.0
 
     def _centre_lanepos(self, lane, cx: float, h: float) -> LanePos:
         """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along

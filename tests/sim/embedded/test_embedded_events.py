@@ -167,3 +167,43 @@ def test_a_swerve_whose_wheels_touch_the_solid_edge_line_is_a_solid_crossing_for
         if inv:
             assert inv[0].data["type"] == "solid" and inv[0].data["to_lane"] == -2 and inv[0].data["allowed"] is False
     assert counts == {8: (0, 0, 0), 14: (1, 1, 0)}
+
+
+def test_on_a_bend_the_ends_of_a_long_box_reach_the_outer_line_before_its_side_does():
+    net = FakeStraightRoads(nr=2, nl=0)
+    m = net.locate(10.0, -2.5, 0.0)  # 4.5 x 1.8 box: its right side at -3.4, 0.1 m inside the line at -3.5
+    assert [e.data["to_lane"] for e in EventDetector(net).road_events("ego", m, 4.5, 1.8, 0.05)] == []  # first sight
+    for k, expect in ((0.0, 0), (-0.05, 0), (0.05, 1)):  # the ends sag 0.127 m towards -t on a left bend
+        det = EventDetector(net)
+        det.road_events("ego", net.locate(9.0, -1.75, 0.0), 4.5, 1.8, k)
+        assert len(det.road_events("ego", m, 4.5, 1.8, k)) == expect
+
+
+@pytest.mark.conformance
+def test_lane_curvature_and_box_corners_on_a_real_arc(conformance_dir):
+    from roadtest.sim.embedded.lanes import LaneTable
+    from roadtest.sim.road import load_map
+
+    net = load_map(conformance_dir / "esmini" / "resources" / "xodr" / "curve_r100.xodr")
+    table = LaneTable(net)
+    road = net.road_ids()[0]
+    # the reference line is an arc of radius 100 m from s = 500 to 657; lane centres lie 1.535 m either side
+    assert abs(table.curvature(road, -1, 580.0) - 1 / 101.535) < 1e-4
+    assert abs(table.curvature(road, 1, 580.0) - 1 / 98.465) < 1e-4
+    assert abs(table.curvature(road, -1, 250.0)) < 1e-9
+    line_t = -3.07  # lane -1's outer line
+    for inside, expect in ((0.1, 1), (0.3, 0)):
+        # a 12 x 2.5 bus along lane -1 whose right side's middle stays `inside` m from the line
+        p = net.road_to_world(road, 580.0, line_t + inside + 1.25)
+        corners = [(p.x + c * math.cos(p.h) - w * math.sin(p.h), p.y + c * math.sin(p.h) + w * math.cos(p.h))
+                   for c in (6.0, -6.0) for w in (-1.25, 1.25)]
+        crossed = any(net.locate(x, y).t < line_t for x, y in corners)
+        assert crossed == bool(expect)  # the map itself says whether the rear/front corners stand over the line
+        det = EventDetector(net)
+        k = table.curvature(road, -1, 580.0)
+        q = net.road_to_world(road, 579.0, -1.535)
+        det.road_events("ego", net.locate(q.x, q.y, q.h), 12.0, 2.5, k)
+        evs = det.road_events("ego", net.locate(p.x, p.y, p.h), 12.0, 2.5, k)
+        assert len(evs) == expect
+        if evs:
+            assert evs[0].data["lane"] == -1 and evs[0].data["to_lane"] == -2
