@@ -1,9 +1,10 @@
 """The ghost concept of esmini's FollowGhostController: a copy of the entity runs the storyboard ahead of it.
 
-An entity whose controller is a FollowGhostController gets a ghost, ``<name>_ghost``: the storyboard's
-motion actions for the entity act on the ghost instead, the ghost starts HeadStartTime seconds early (the
-run's clock starts at -HeadStartTime, as esmini's log does, and only ghosts move before 0), and the entity
-follows the ghost's trail (a polyline sampled every 0.2 s) with the driver model in drivers/follow_ghost.py.
+An entity whose controller is a FollowGhostController (or an ExternalController with useGhost) gets a
+ghost, ``<name>_ghost``: the storyboard's motion actions for the entity act on the ghost instead, the ghost
+starts HeadStartTime seconds early (the run's clock starts at -HeadStartTime, as esmini's log does, and
+only ghosts move before 0), and the entity follows the ghost's trail (a polyline sampled every 0.2 s) with
+the driver model in drivers/follow_ghost.py (an external entity is left to its agent).
 Ghosts are invisible (no collisions, no obstacle for traffic or sensors); ``engine.ghosts`` maps entity to ghost.
 """
 
@@ -131,10 +132,18 @@ def _kind(ctrl: Any) -> str:
     return controller_kind(ctrl)
 
 
+def _wants_ghost(ctrl: Any) -> bool:
+    """A FollowGhostController, or an ExternalController with useGhost (esmini: a guide ahead of a human/agent)."""
+    from roadtest.sim.xosc.drivers import properties
+
+    kind = _kind(ctrl)
+    return kind == GHOST_KIND or kind == "ExternalController" and properties(ctrl).get("useGhost") in ("true", "True")
+
+
 def _host(eng: Any) -> tuple[str, Any] | None:
-    """The first entity with a FollowGhostController (its ObjectController or one its Init assigns)."""
+    """The first entity whose controller wants a ghost (its ObjectController, or a FollowGhostController its Init assigns)."""
     for n, c in eng.controllers.items():
-        if _kind(c["xml"]) == GHOST_KIND:
+        if _wants_ghost(c["xml"]):
             return n, c["xml"]
     init = eng.sc.storyboard.find("Init/Actions")
     for priv in init.findall("Private") if init is not None else ():

@@ -162,6 +162,23 @@ def test_bad_controller_properties_are_located_errors(tmp_path, prop, value, fie
     assert field in str(err.value) and "s.xosc:" in str(err.value)
 
 
+def test_an_external_controller_with_use_ghost_gets_a_guide_ahead(tmp_path):
+    ctrl = ('<ObjectController><Controller name="ext"><Properties><Property name="esminiController" '
+            'value="ExternalController"/><Property name="useGhost" value="true"/><Property name="headstartTime" '
+            'value="1.5"/></Properties></Controller></ObjectController>')
+    text = _doc().replace(_controller("position"), ctrl)
+    eng = ScenarioEngine(_write(tmp_path, text), seed=0, tick=TICK)
+    eng.init()
+    assert eng.ghosts == {"Ego": "Ego_ghost"} and eng.start_time == -1.5
+    x0 = eng.entities["Ego"].x
+    t = eng.start_time
+    while t < 3.0:
+        eng.step(t)
+        t = round(t + TICK, 9)
+    assert eng.entities["Ego_ghost"].speed > 10 and eng.entities["Ego_ghost"].x > x0 + 20
+    assert eng.entities["Ego"].x == x0  # nobody drives the external entity here: it waits
+
+
 def test_trail_geometry():
     tr = Trail()
     for k, (x, y) in enumerate([(0, 0), (10, 0), (10, 10)]):
