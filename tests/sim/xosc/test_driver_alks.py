@@ -13,7 +13,7 @@ from roadtest.sim.xosc.conditions import boxes_overlap
 from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.drivers.alks_r157 import ALKS, ALKSR157
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, teleport, trigger
 
 TICK = 0.05
 G = 9.81
@@ -128,6 +128,22 @@ def test_regulation_cruise_follows_a_lead_at_the_r157_gap(tmp_path):
     gap = v * (1.0 + v * 3.6 / 100.0)  # R157 5.2.3.3 time gap above 10 km/h
     # the model measures before its own move and after the lead's (as esmini), so it sees one step more
     assert run["gap"][-1] + v * TICK == pytest.approx(gap, abs=0.1)
+
+
+def test_without_a_map_the_model_measures_along_the_ego_heading(tmp_path):
+    init = teleport("Ego", 0, 0, 0, 20) + teleport("Lead", 90, 0.3, 0, 15) + """<Private entityRef="Ego">
+        <PrivateAction><ControllerAction><ActivateControllerAction longitudinal="true" lateral="false"/>
+        </ControllerAction></PrivateAction></Private>"""
+    text = scenario("", entities=("Ego", "Lead"), init=init, stop=trigger("StopTrigger", sim_time(60)), actors=("Lead",))
+    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{_ctrl(model='Regulation')}</ScenarioObject>", 1)
+    (tmp_path / "s.xosc").write_text(text)
+    eng = ScenarioEngine(tmp_path / "s.xosc", tick=TICK)
+    eng.init()
+    run = _run(eng, 40.0)
+    v = run["v"][-1]
+    assert v == pytest.approx(15.0, abs=0.05)
+    assert run["gap"][-1] + v * TICK == pytest.approx(v * (1.0 + v * 3.6 / 100.0), abs=0.1)
+    assert eng.drivers["Ego"].model.log[0].startswith("8.95s")  # the lead comes within the 46 m range at 8.95 s
 
 
 def test_without_cruise_the_reference_driver_keeps_its_speed_behind_a_steady_lead(tmp_path):
