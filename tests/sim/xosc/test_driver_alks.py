@@ -39,8 +39,11 @@ def _cut_in_doc(ctrl: str, target_s: float = 75.0) -> str:
     return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
 
 
-def _follow_doc(ctrl: str) -> str:
-    init = lane_teleport("Ego", -1, 10, 20) + lane_teleport("Lead", -1, 100, 15) + """<Private entityRef="Ego">
+def _follow_doc(ctrl: str, lane: int = -1) -> str:
+    """Ego at 20 m/s 90 m behind a 15 m/s Lead; lane 1 runs against s (from the far end of a 1500 m road)."""
+    s0 = 10 if lane < 0 else 1490
+    ahead = 90 if lane < 0 else -90
+    init = lane_teleport("Ego", lane, s0, 20) + lane_teleport("Lead", lane, s0 + ahead, 15) + """<Private entityRef="Ego">
         <PrivateAction><ControllerAction><ActivateControllerAction longitudinal="true" lateral="false"/>
         </ControllerAction></PrivateAction></Private>"""
     text = scenario("", entities=("Ego", "Lead"), init=init, stop=trigger("StopTrigger", sim_time(60)), actors=("Lead",))
@@ -66,7 +69,8 @@ def _run(eng: ScenarioEngine, seconds: float) -> dict[str, list[float]]:
         ego, o = eng.entities["Ego"], eng.entities[other]
         out["v"].append(ego.speed)
         out["hit"].append(float(boxes_overlap(ego, o)))
-        out["gap"].append((o.x - (o.length / 2 - o.bbox_cx)) - (ego.x + ego.bbox_cx + ego.length / 2))
+        ahead = (o.x - ego.x) * math.cos(ego.h) + (o.y - ego.y) * math.sin(ego.h)
+        out["gap"].append(ahead - (o.length / 2 - o.bbox_cx) - (ego.bbox_cx + ego.length / 2))
     return out
 
 
@@ -119,8 +123,9 @@ def test_rss_and_fsm_wait_their_reaction_time_then_brake_clear_of_the_cut_in(tmp
     assert first >= critical + 0.75 - 1e-9  # 0.75 s reaction time, foot off the pedal meanwhile
 
 
-def test_regulation_cruise_follows_a_lead_at_the_r157_gap(tmp_path):
-    eng = _engine(tmp_path, _follow_doc(_ctrl(model="Regulation", cruise="true")), length=1500.0)
+@pytest.mark.parametrize("lane", [-1, 1])
+def test_regulation_cruise_follows_a_lead_at_the_r157_gap(tmp_path, lane):
+    eng = _engine(tmp_path, _follow_doc(_ctrl(model="Regulation", cruise="true"), lane), length=1500.0)
     run = _run(eng, 40.0)
     v = run["v"][-1]
     assert v == pytest.approx(15.0, abs=0.05)
