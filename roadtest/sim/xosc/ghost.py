@@ -163,7 +163,7 @@ def _action_tag(action_xml: Any) -> str:
 
 
 def setup_ghosts(eng: Any) -> None:
-    """Create the ghost of the first FollowGhostController entity and hand it the storyboard (esmini: one ghost).
+    """Create the ghost of the first entity whose controller wants one and hand it the storyboard (esmini: one ghost).
 
     Sets eng.ghosts {entity: ghost}, eng.ghost_trails {ghost: Trail}, eng.headstart and eng.start_time, and
     rewrites the storyboard's XML before its triggers are built: in the triggers of events that now move the
@@ -219,7 +219,10 @@ def _retarget(trigger: Any, host: str, ghost: str, head: float) -> bool:
     for cond in trigger.iterfind("ConditionGroup/Condition"):
         st = cond.find("ByValueCondition/SimulationTimeCondition")
         if st is not None:
-            st.set("value", repr(float(st.get("value", "0")) - head))
+            try:
+                st.set("value", repr(float(st.get("value", "")) - head))
+            except ValueError:
+                pass  # the condition's own check reports the bad value, with its place
             continue
         ec = cond.find("ByEntityCondition/EntityCondition")
         kind = next((c.tag for c in ec if isinstance(c.tag, str)), "") if ec is not None else ""

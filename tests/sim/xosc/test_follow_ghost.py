@@ -127,6 +127,27 @@ def test_a_restart_esmini_would_make_after_time_zero_is_reported(tmp_path):
     assert any("ghost restart" in w and "'Late'" in w for w in eng.warnings), eng.warnings
 
 
+def test_before_time_zero_such_an_event_puts_the_ghost_back_on_its_entity(tmp_path):
+    jump = event("Jump", speed_action(6.0), """<StartTrigger><ConditionGroup><Condition name="c" delay="1"
+      conditionEdge="none"><ByValueCondition><StoryboardElementStateCondition storyboardElementType="event"
+      storyboardElementRef="Go" state="runningState"/></ByValueCondition></Condition></ConditionGroup></StartTrigger>""")
+    text = _doc().replace('<Event name="Change"', jump + '<Event name="Change"', 1)
+    eng = ScenarioEngine(_write(tmp_path, text), seed=0, tick=TICK)
+    eng.init()
+    ego, ghost = eng.entities["Ego"], eng.entities["Ego_ghost"]
+    t, gaps = eng.start_time, []
+    while t < -0.5:
+        eng.step(t)
+        t = round(t + TICK, 9)
+        gaps.append((t, ghost.x - ego.x, ghost.speed))
+    jumped = [k for k in range(1, len(gaps)) if gaps[k][1] < gaps[k - 1][1] - 1.0]
+    assert len(jumped) == 1, gaps
+    t1, gap, v = gaps[jumped[0]]
+    assert t1 == pytest.approx(-HEAD + 1.0 + 2 * TICK, abs=2 * TICK)
+    assert gap == pytest.approx(v * TICK, abs=0.05)  # back on the entity, then one tick of its own speed
+    assert not any("restart" in w for w in eng.warnings)
+
+
 def test_an_unknown_follow_mode_falls_back_to_time_and_says_so(tmp_path):
     eng = ScenarioEngine(_write(tmp_path, _doc().replace('value="position"', 'value="sideways"')), seed=0, tick=TICK)
     eng.init()
