@@ -28,6 +28,8 @@ STEPS = int(SECONDS * HZ)
 VEHICLES = 20
 LANES = 3
 LENGTH = 1000.0
+EGO_START = 50.0  # m along the road
+EGO_SPEED = 14.0  # m/s held by a proportional speed controller: the ego ends near s = 890 m, still on the road
 
 XODR = f"""<?xml version="1.0" encoding="UTF-8"?>
 <OpenDRIVE>
@@ -50,7 +52,7 @@ XODR = f"""<?xml version="1.0" encoding="UTF-8"?>
 </OpenDRIVE>
 """
 
-XOSC = """<?xml version="1.0" encoding="UTF-8"?>
+XOSC = f"""<?xml version="1.0" encoding="UTF-8"?>
 <OpenSCENARIO>
   <FileHeader revMajor="1" revMinor="0" date="2026-01-01T00:00:00" description="benchmark" author="roadtest"/>
   <ParameterDeclarations/>
@@ -72,10 +74,10 @@ XOSC = """<?xml version="1.0" encoding="UTF-8"?>
   </Entities>
   <Storyboard>
     <Init><Actions><Private entityRef="hero">
-      <PrivateAction><TeleportAction><Position><LanePosition roadId="1" laneId="-2" s="50" offset="0"/></Position></TeleportAction></PrivateAction>
+      <PrivateAction><TeleportAction><Position><LanePosition roadId="1" laneId="-2" s="{EGO_START}" offset="0"/></Position></TeleportAction></PrivateAction>
       <PrivateAction><LongitudinalAction><SpeedAction>
         <SpeedActionDynamics dynamicsShape="step" value="0" dynamicsDimension="time"/>
-        <SpeedActionTarget><AbsoluteTargetSpeed value="10"/></SpeedActionTarget>
+        <SpeedActionTarget><AbsoluteTargetSpeed value="{EGO_SPEED}"/></SpeedActionTarget>
       </SpeedAction></LongitudinalAction></PrivateAction>
     </Private></Actions></Init>
     <StopTrigger><ConditionGroup><Condition name="end" delay="0" conditionEdge="rising">
@@ -102,19 +104,21 @@ def roadtest_run(bundle) -> tuple[float, dict]:
     from roadtest.sim.api import Control, SimSettings
     from roadtest.sim.embedded import EmbeddedSimulator
 
-    control = Control(throttle=0.3)
     speedo = [{"type": "sensor.speedometer", "id": "speed"}]
     sim = EmbeddedSimulator().load(bundle, seed=0, settings=SimSettings(tick=1.0 / HZ, max_time=SECONDS))
     n_bg = sum(a.role == "background" for a in sim.state.actors)
     t0 = time.perf_counter()
     steps = 0
     while not sim.done:
-        sim.observe(speedo)
-        sim.step(control)
+        v = sim.observe(speedo)["speed"][1]["speed"]
+        err = EGO_SPEED - v
+        sim.step(Control(throttle=min(1.0, max(0.0, 0.5 * err)), brake=min(1.0, max(0.0, -0.5 * err))))
         steps += 1
     wall = time.perf_counter() - t0
+    ego = sim.state.ego
     sim.close()
-    return steps / wall, {"steps": steps, "background_vehicles": n_bg,
+    return steps / wall, {"steps": steps, "background_vehicles": n_bg, "ego_end_x": round(ego.x, 1),
+                          "ego_on_road": ego.lane is not None,
                           "background_at_end": sum(a.role == "background" for a in sim.state.actors),
                           "collisions": sum(e.kind == "collision" for s in sim.trace.states for e in s.events)}
 

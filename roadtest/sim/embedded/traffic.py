@@ -1,5 +1,6 @@
 """Background traffic: IDM car-following, MOBIL lane changes across permitted marks, lane-graph routing
-through junctions, signals obeyed, pedestrians on sidewalks; everything seeded from meta.traffic."""
+through junctions, signals obeyed, yielding at unsignalised junctions (junctions.py) and to pedestrians on
+crosswalks, pedestrians on sidewalks and crosswalks (walkers.py); everything seeded from meta.traffic."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import itertools
 import math
 import operator
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, lane_pose, make_actor, make_lanepos
+from roadtest.sim.api import ActorState
+from roadtest.sim.embedded.junctions import JunctionRules
+from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_lanepos
+from roadtest.sim.embedded.walkers import CROSSING_SHARE, Walker, WalkerCrowd
 
 __all__ = ["IDM", "idm_accel", "Obstacle", "TrafficVehicle", "Walker", "Traffic"]
 
@@ -65,7 +68,7 @@ class Obstacle:
     length: float
 
 
-@dataclass
+@dataclass(slots=True)
 class TrafficVehicle:
     """One background vehicle, moving along lane centres."""
 
@@ -97,25 +100,11 @@ class TrafficVehicle:
     sig_cache: tuple | None = None  # (road, lane, s, [(dynamic signal, distance)]) from the last look-up
     alive: bool = True
 
+    junction: dict = field(default_factory=dict)  # JunctionRules' bookkeeping: arrival time, stop made
+
     @property
     def offset(self) -> float:
         return 0.0 if self.lc_progress >= 1.0 else self.lc_offset0 * 0.5 * (1.0 + math.cos(math.pi * self.lc_progress))
-
-
-@dataclass
-class Walker:
-    """A pedestrian walking along a sidewalk lane, turning at its ends."""
-
-    id: str
-    road: str
-    lane: int
-    s: float
-    dir: int
-    speed: float
-    x: float = 0.0
-    y: float = 0.0
-    z: float = 0.0
-    h: float = 0.0
 
 
 class _Entry:
@@ -157,9 +146,15 @@ class Traffic:
         self._slots: list[tuple[str, int, float]] = []
         self._count = 0  # vehicles created so far (their ids)
         self._left = 0  # vehicles that left at dead ends and wait to be replaced
-        self.walkers: list[Walker] = []
+        self.time = 0.0  # s since the start, for arrival order at junctions
+        self.crowd = WalkerCrowd(self, float(cfg.get("crossing_share", CROSSING_SHARE)))
+        self.junctions = JunctionRules(self)
         self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid,
                     corridors)
+
+    @property
+    def walkers(self) -> list[Walker]:
+        return self.crowd.walkers
 
     # ---- lane geometry helpers -------------------------------------------------------------------
     def extent(self, road: str, lane: int) -> tuple[float, float]:
@@ -258,20 +253,7 @@ class Traffic:
         self._slots = sorted(slots)
         for road, lane, s in chosen:
             self._new_vehicle(road, lane, s)
-        side = []
-        if pedestrians > 0:
-            for road in sorted(self.net.road_ids()):
-                L = self.net.road_length(road)
-                for lane in self.net.lane_ids(road, 0.5 * L):
-                    if lane and self.net.lane_type(road, lane, 0.5 * L) == "sidewalk":
-                        side.append((road, lane))
-        for i in range(pedestrians if side else 0):
-            road, lane = side[self.rng.randrange(len(side))]
-            lo, hi = self.extent(road, lane)
-            w = Walker(id=f"walker_{i}", road=road, lane=lane, s=self.rng.uniform(lo, hi),
-                       dir=self.rng.choice((1, -1)), speed=self.rng.uniform(1.0, 1.6))
-            self._walker_pose(w)
-            self.walkers.append(w)
+        self.crowd.spawn(pedestrians)
 
     # ---- decision on a frozen snapshot -----------------------------------------------------------
     def _index(self, others: Sequence[Obstacle]) -> dict[tuple[str, int], list[_Entry]]:
@@ -333,21 +315,55 @@ class Traffic:
         """Accelerations and lane-change choices of every vehicle from one frozen snapshot."""
         idx = self._index(others)
         lengths = {e.id: e.length for lst in idx.values() for e in lst}
-        p, dyn = self.p, self._dyn_signals
+        # Leaders by lane order: the next entry along the driving direction in the vehicle's own lane.
+        lead: dict[str, _Entry] = {}
+        for (road, lane), lst in idx.items():
+            last = len(lst) - 1
+            for k, e in enumerate(lst):
+                v = e.veh
+                if v is None or v.lane != lane or v.road != road:
+                    continue
+                if v.dir > 0:
+                    if k < last:
+                        lead[v.id] = lst[k + 1]
+                elif k > 0:
+                    lead[v.id] = lst[k - 1]
+        stops: dict[str, float] = {}
+        if self._dyn_signals:
+            for v in self.vehicles:
+                g = self._signal_gap(v, signals)
+                if g is not None:
+                    stops[v.id] = g
+        self.junctions.stops(idx, others, stops)
+        self.crowd.vehicle_stops(self.vehicles, stops)
+        p = self.p
+        pa, pdelta, s0, T, inv2sqrt = p.a, p.delta, p.s0, p.T, 1.0 / (2.0 * math.sqrt(p.a * p.b))
         for v in self.vehicles:
-            nxt = v.next if v.next is not None and v.next is not _DEAD_END else self._next_lane(v)
-            gap, ls, lid = self._leader(idx, v.road, v.lane, v.s, v.dir, v.id, nxt)
-            if gap is not None:
-                gap -= 0.5 * (v.length + lengths[lid])
-            stop = self._signal_gap(v, signals) if dyn else None
+            e = lead.get(v.id)
+            if e is not None:
+                gap, ls = abs(e.s - v.s) - 0.5 * (v.length + e.length), e.speed
+            else:
+                nxt = v.next if v.next is not None and v.next is not _DEAD_END else self._next_lane(v)
+                gap, ls, lid = self._leader(idx, v.road, v.lane, v.s, v.dir, v.id, nxt) if nxt is not None \
+                    else (None, 0.0, None)
+                if gap is not None:
+                    gap -= 0.5 * (v.length + lengths[lid])
+            stop = stops.get(v.id) if stops else None
             if stop is not None and (gap is None or stop < gap):
                 gap, ls = stop, 0.0
-            v.accel = idm_accel(v.speed, v.v0, gap, v.speed - ls, p)
+            sp = v.speed
+            a = pa * (1.0 - (sp / v.v0) ** pdelta)
+            if gap is not None:
+                s_star = sp * (T + (sp - ls) * inv2sqrt)
+                s_star = s0 + (s_star if s_star > 0.0 else 0.0)
+                a -= pa * (s_star / (gap if gap > 0.1 else 0.1)) ** 2
+            v.accel = a if a > -9.0 else -9.0
             v.lc_target = None
             v.mobil_clock += dt
             if v.mobil_clock >= MOBIL_PERIOD and v.lc_progress >= 1.0:
                 v.mobil_clock -= MOBIL_PERIOD
                 v.lc_target = self._mobil(v, idx, lengths, v.accel, gap, ls)
+        self.crowd.decide(idx, others, dt)
 
     def _signal_gap(self, v: TrafficVehicle, signals: Mapping[str, str]) -> float | None:
         if not self._dyn_signals:
@@ -409,6 +425,7 @@ class Traffic:
     def integrate(self, dt: float) -> None:
         """Move every vehicle and walker one tick along its lane; leave the network at dead ends."""
         extents = self.table._extent
+        pose = self._pose
         for v in self.vehicles:
             if v.lc_target is not None:
                 w = 0.5 * (self.net.lane_width(v.road, v.lane, v.s) + self.net.lane_width(v.road, v.lc_target, v.s))
@@ -417,11 +434,13 @@ class Traffic:
                 v.lc_offset0 = (-w if left_of_old else w) * v.dir
                 v.lc_from, v.lane, v.lc_progress, v.next = v.lane, v.lc_target, 0.0, None
                 v.lc_target = None
-            speed = max(0.0, v.speed + v.accel * dt)
-            ds = 0.5 * (v.speed + speed) * dt
-            v.accel = (speed - v.speed) / dt
+            v0 = v.speed
+            speed = v0 + v.accel * dt
+            if speed < 0.0:
+                speed = 0.0
+            v.accel = (speed - v0) / dt
             v.speed = speed
-            v.s += v.dir * ds
+            v.s += v.dir * 0.5 * (v0 + speed) * dt
             if v.lc_progress < 1.0:
                 v.lc_progress = min(1.0, v.lc_progress + dt / LC_TIME)
                 if v.lc_progress >= 1.0:
@@ -439,40 +458,49 @@ class Traffic:
                 v.lc_progress, v.lc_from = 1.0, None
                 over = -self._remaining(v.road, v.lane, v.s, v.dir)
             if v.alive:
-                self._pose(v, dt)
+                pose(v, dt)
         alive = [v for v in self.vehicles if v.alive]
         self._left += len(self.vehicles) - len(alive)
         self.vehicles = alive
-        for w in self.walkers:
-            w.s += w.dir * w.speed * dt
-            lo, hi = self.extent(w.road, w.lane)
-            if w.s > hi or w.s < lo:
-                w.s = min(max(w.s, lo), hi)
-                w.dir = -w.dir
-            self._walker_pose(w)
+        self.crowd.integrate(dt)
+        self.time += dt
 
     def _lane_table(self, road: str, lane: int):
+        """(sampled lane, first s, samples per m, last segment) of a lane, fetched once."""
         key = (road, lane)
-        ln = self._tables.get(key)
-        if ln is None:
-            ln = self._tables[key] = self.table.lane(road, lane, self.extent(road, lane))
-        return ln
+        got = self._tables.get(key)
+        if got is None:
+            ln = self.table.lane(road, lane, self.extent(road, lane))
+            n = len(ln.s)
+            got = self._tables[key] = (ln, ln.s[0], (n - 1) / ((ln.s[-1] - ln.s[0]) or 1.0), n - 2)
+        return got
 
     def _pose(self, v: TrafficVehicle, dt: float) -> None:
-        ln = self._tables.get((v.road, v.lane)) or self._lane_table(v.road, v.lane)
-        x, y, z, h, t = lane_pose(ln, v.s, v.offset if v.lc_progress < 1.0 else 0.0)
+        # The table's samples are evenly spaced (LaneTable samples a linspace), so the segment is one division.
+        ln, first, per_m, last = self._tables.get((v.road, v.lane)) or self._lane_table(v.road, v.lane)
+        f = (v.s - first) * per_m
+        i = int(f)
+        i = 0 if i < 0 else last if i > last else i
+        u = f - i
+        u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
+        lx, ly, lz, lh, lt = ln.x, ln.y, ln.z, ln.h, ln.t
+        x = lx[i] + u * (lx[i + 1] - lx[i])
+        y = ly[i] + u * (ly[i + 1] - ly[i])
+        z = lz[i] + u * (lz[i + 1] - lz[i])
+        h = lh[i] + u * (lh[i + 1] - lh[i])
+        t = lt[i] + u * (lt[i + 1] - lt[i])
         if v.lc_progress < 1.0:
+            off = v.offset
+            k = off * ln.dir
+            x -= k * math.sin(h)
+            y += k * math.cos(h)
+            t += off
             # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
             dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
             h += math.atan2(dlat, max(v.speed, 0.1))
         h = math.remainder(h, math.tau)
         v.yaw_rate = math.remainder(h - v.h, math.tau) / dt if dt > 0 else 0.0
         v.x, v.y, v.z, v.h, v.t = x, y, z, h, t
-
-    def _walker_pose(self, w: Walker) -> None:
-        x, y, z, h, _ = self.table.pose(w.road, w.lane, self.extent(w.road, w.lane), w.s)
-        same = self.net.lane_direction(w.road, w.lane) == w.dir
-        w.x, w.y, w.z, w.h = x, y, z, math.remainder(h if same else h + math.pi, math.tau)
 
     def actor_states(self) -> list[ActorState]:
         """The WorldState view of every background actor, with exact lane positions."""
@@ -484,8 +512,5 @@ class Traffic:
                 "speed": v.speed, "vx": v.speed * c, "vy": v.speed * s, "ax": v.accel, "ay": v.speed * v.yaw_rate,
                 "yaw_rate": v.yaw_rate, "length": v.length, "width": v.width, "height": v.height,
                 "lane": make_lanepos(v.road, v.lane, v.s, v.t), "siren": False, "visible": True}))
-        for w in self.walkers:
-            out.append(make_actor(id=w.id, role="background", kind="pedestrian", x=w.x, y=w.y, z=w.z, h=w.h,
-                                  speed=w.speed, vx=w.speed * math.cos(w.h), vy=w.speed * math.sin(w.h),
-                                  length=0.5, width=0.6, height=1.8, lane=LanePos(w.road, w.lane, w.s, 0.0)))
+        out.extend(self.crowd.actor_states())
         return out
