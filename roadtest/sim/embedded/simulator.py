@@ -144,6 +144,8 @@ class EmbeddedSimulation(Simulation):
 
     def _advance(self, control: Control | None) -> tuple[WorldState, Termination | None, str]:
         dt, t = self.tick, self.time
+        if control is not None and t < -1e-9 and getattr(self.engine, "ghosts", None):
+            control = None  # a ghost's head start: only ghosts move before time 0, the agent's ego waits too
         external = frozenset({self.ego_id}) if control is not None and self.ego_id else frozenset()
         # Phase 1: every actor decides on the frozen snapshot (self.state and the engine's unmoved entities).
         if self.traffic is not None:

@@ -200,6 +200,16 @@ def test_an_external_controller_with_use_ghost_gets_a_guide_ahead(tmp_path):
     assert eng.entities["Ego"].x == x0  # nobody drives the external entity here: it waits
 
 
+def test_an_agents_ego_waits_out_the_head_start(tmp_path):
+    from roadtest.sim.api import Control
+
+    sim = EmbeddedSimulation(load_bundle(_write(tmp_path, _doc())), seed=0, settings=SimSettings(tick=TICK, traffic=False))
+    x0 = sim.state.actor("Ego").x
+    xs = [(sim.step(Control(throttle=1.0)).time, sim.state.actor("Ego").x) for _ in range(int(HEAD / TICK) + 10)]
+    assert all(x == x0 for t, x in xs if t <= 1e-9)
+    assert xs[-1][1] > x0 + 0.1  # the agent drives from time 0
+
+
 def test_trail_geometry():
     tr = Trail()
     for k, (x, y) in enumerate([(0, 0), (10, 0), (10, 10)]):
