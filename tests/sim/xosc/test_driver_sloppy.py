@@ -118,6 +118,18 @@ def test_override_mode_ends_speed_actions_at_once(tmp_path):
     assert all(v == pytest.approx(10.0) for _, v, _ in out)  # esmini: the overriding controller owns the speed
 
 
+def test_a_reactivated_driver_keeps_its_clock_as_esmini_does(tmp_path):
+    def switch(name, on, at):
+        act = f'<ActivateControllerAction longitudinal="{on}" lateral="false"/>'
+        return event(name, f"<PrivateAction>{act}</PrivateAction>", trigger("StartTrigger", sim_time(at)))
+
+    body = switch("Off", "false", 0.95) + switch("On", "true", 1.95)
+    _, out = _run(_doc(tmp_path, '<Property name="sloppiness" value="0.6"/>', lat=False, body=body), 6)
+    first = next(t for t, v, _ in out if abs(v - 10.0) > 1e-6)
+    # active 1 s, off 1 s, on again: the 3 s speed timer restarts from clock 0, so it fires 2 s after reactivation
+    assert first == pytest.approx(4.0, abs=1.5 * TICK)
+
+
 @pytest.mark.parametrize("props,field", [('<Property name="sloppiness" value="lots"/>', "sloppiness"),
                                          ('<Property name="mode" value="sideways"/>', "mode")])
 def test_a_bad_property_is_a_located_error(tmp_path, props, field):

@@ -22,6 +22,7 @@ __all__ = ["MT19937", "EsminiRand", "SloppyDriver", "esmini_rand"]
 SMALL = 1e-6  # esmini's SMALL_NUMBER
 SPEED_PERIOD, LATERAL_PERIOD = 3.0, 1.5  # mean seconds between new speed / lane-offset targets
 _RANDS: "weakref.WeakKeyDictionary[Any, EsminiRand]" = weakref.WeakKeyDictionary()
+_CLOCKS: "weakref.WeakKeyDictionary[Any, dict[Any, float]]" = weakref.WeakKeyDictionary()  # engine -> controller -> s active
 
 
 class MT19937:
@@ -152,7 +153,9 @@ class SloppyDriver(DriverModel):
             raise engine.error(ctrl, "Property.mode", f"expected override or additive, got {self.mode!r}")
         self.rand = esmini_rand(engine)
         v = engine.entities[name].speed
-        self.time = 0.0
+        # esmini's controller keeps its clock across (de)activations while its timers restart from 0
+        self.clock = _CLOCKS.setdefault(engine, {})
+        self.time = self.clock.get(ctrl, 0.0)
         self.sp_start, self.sp_len, self.factor = 0.0, SPEED_PERIOD, 1.0
         self.cur = self.init_speed = self.ref = v
         self.lat_start, self.lat_len = 0.0, LATERAL_PERIOD
@@ -185,6 +188,7 @@ class SloppyDriver(DriverModel):
         if self.longitudinal:
             self._speed_action(engine, e, engine.snap[self.name].speed)
         self.time += dt
+        self.clock[self.ctrl] = self.time
         v_obj = e.speed  # the speed the actions (or the default controller) left
         if abs(v_obj - self.cur) > 1e-3:
             self.ref = v_obj  # someone else set the speed: that is the new reference
