@@ -95,9 +95,14 @@ def test_regulation_model_brakes_for_the_cut_in_within_r157_limits(tmp_path):
     assert run["v"][-1] == 0.0  # fullStop: once critical it brakes to a standstill
 
 
-def test_reference_driver_perceives_reacts_then_brakes_with_limited_jerk(tmp_path):
+def _at(log: list[str], what: str) -> float:
+    return next(float(line.split("s ")[0]) for line in log if what in line)
+
+
+@pytest.mark.parametrize("delay", ["Time", "Dist"])
+def test_reference_driver_perceives_reacts_then_brakes_with_limited_jerk(tmp_path, delay):
     eng = _engine(tmp_path, _cut_in_doc(_ctrl(model="ReferenceDriver", cruise="false", fullStop="false",
-                                              cutInPerceptionDelayMode="Time"), target_s=73.0))
+                                              cutInPerceptionDelayMode=delay), target_s=73.0))
     run = _run(eng, 6.0)
     assert not any(run["hit"])
     dec = _decels(run["v"])
@@ -107,8 +112,13 @@ def test_reference_driver_perceives_reacts_then_brakes_with_limited_jerk(tmp_pat
     assert max(dec) <= 0.85 * G + 1e-6  # AEB deceleration is the ceiling
     onset = [(b - a) / TICK for a, b in zip(dec, dec[1:])]  # the brake is applied with limited jerk
     assert max(onset) <= 0.774 * G / 0.6 + 0.85 * G / 0.6 + 1e-6
-    log = "\n".join(eng.drivers["Ego"].model.log)
-    assert "PERCEIVE -> REACT" in log and "REACT -> BRAKE_REF" in log
+    log = eng.drivers["Ego"].model.log
+    perceived = _at(log, "PERCEIVE -> REACT")
+    assert _at(log, "REACT -> BRAKE_REF") - perceived == pytest.approx(0.75)  # reaction time
+    if delay == "Time":
+        assert perceived - _at(log, "INACTIVE -> PERCEIVE") == pytest.approx(0.4)  # perception time
+    else:  # perceived once the Target has moved 0.72 m further towards the Ego lane
+        assert perceived - _at(log, "INACTIVE -> PERCEIVE") < 0.4
 
 
 @pytest.mark.parametrize("model,max_dec", [("RSS", 0.774 * G), ("FSM", 6.0)])

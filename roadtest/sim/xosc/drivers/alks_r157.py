@@ -1,6 +1,6 @@
 """ALKS_R157SM_Controller: an UN Regulation 157 ALKS safety model drives the entity's speed (esmini's controller).
 
-The Controller's ``model`` property picks Regulation, ReferenceDriver, RSS or FSM (alks_models.py);
+The Controller's ``model`` property picks Regulation, ReferenceDriver (alks_models.py), RSS or FSM (alks_rss_fsm.py);
 ``cruise``, ``fullStop``, ``alwaysTrigOnScenario``, ``cutInPerceptionDelayMode``, ``aebTTC``,
 ``aebDeceleration``, ``aebAvailable``, ``driverDeceleration``, ``lateralTrigDistance``,
 ``overlapTolerance`` and ``pedestrianRiskEvaluationTime`` tune it as in esmini. Only the speed is the
@@ -124,7 +124,7 @@ def _others_after_tick(engine: Any, ego: str) -> dict[str, Any]:
 
 
 class Perception:
-    """What the ego's ALKS sees this tick: the entities (start-of-tick snapshot) in the ego's driving frame."""
+    """What the ego's ALKS sees this tick (the others moved, itself not yet), in the ego's driving frame."""
 
     def __init__(self, engine: Any, ego: str):
         self.engine, self.ego_name = engine, ego
