@@ -1,4 +1,4 @@
-"""esmini's SloppyDriverController: esmini's noise stream, its speed/offset noise, and cut-in_sloppy run as esmini runs it."""
+"""esmini's SloppyDriverController: esmini's noise stream, the speed and offset noise, cut-in_sloppy run as esmini runs it."""
 
 from __future__ import annotations
 
@@ -35,10 +35,12 @@ def test_uniform_reals_take_two_draws_low_word_first():
 def _doc(tmp_path, props: str, lat: bool = True, lon: bool = True, body: str = "", speed: float = 10.0):
     (tmp_path / "road.xodr").write_text(straight_road(2000.0))
     act = f'<ActivateControllerAction longitudinal="{str(lon).lower()}" lateral="{str(lat).lower()}"/>'
-    text = scenario(body, init=lane_teleport("Ego", -1, 10, speed) + f'<Private entityRef="Ego"><PrivateAction>{act}</PrivateAction></Private>',
+    init = lane_teleport("Ego", -1, 10, speed) + f'<Private entityRef="Ego"><PrivateAction>{act}</PrivateAction></Private>'
+    text = scenario(body, init=init,
                     stop=trigger("StopTrigger", sim_time(100)))
     text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    ctrl = f'<ObjectController><Controller name="sloppy"><Properties><Property name="esminiController" value="{KIND}"/>{props}</Properties></Controller></ObjectController>'
+    ctrl = (f'<ObjectController><Controller name="sloppy"><Properties><Property name="esminiController" value="{KIND}"/>'
+            f'{props}</Properties></Controller></ObjectController>')
     p = tmp_path / "s.xosc"
     p.write_text(text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1))
     return p
@@ -153,7 +155,8 @@ def cut_in_sloppy(conformance_dir):
 
 def test_cut_in_sloppy_stops_when_esmini_stops(cut_in_sloppy, conformance_dir):
     eng, _ = cut_in_sloppy
-    row = next(r for r in csv.DictReader(open(conformance_dir / "INDEX.tsv"), delimiter="\t") if r["xosc_path"].endswith("cut-in_sloppy.xosc"))
+    with open(conformance_dir / "INDEX.tsv") as f:
+        row = next(r for r in csv.DictReader(f, delimiter="\t") if r["xosc_path"].endswith("cut-in_sloppy.xosc"))
     assert eng.finished and eng.time == pytest.approx(float(row["esmini_end_time_s"]), abs=TICK + 1e-9)
 
 

@@ -160,10 +160,14 @@ class SloppyDriver(DriverModel):
         self.cur = self.init_speed = self.ref = v
         self.lat_start, self.lat_len = 0.0, LATERAL_PERIOD
         self.fuzz0 = self.fuzz1 = self.t = self.h = 0.0
-        self.actions: dict[int, _Transition] = {}
+        self.actions: dict[Any, _Transition] = {}  # the running SpeedAction(s) on the entity -> esmini's transition
 
     def _speed_action(self, engine: Any, e: Any, v_prev: float) -> None:
-        """esmini's closed-loop step of the SpeedAction running on this entity (see the module docstring)."""
+        """esmini's closed-loop step of the SpeedAction running on this entity (see the module docstring).
+
+        It reads the engine's running actions (RuntimeAction: el, v0, v1, continuous) and owns their ``done``:
+        set once esmini's action would end, cleared while roadtest's open-loop profile says done but the speed is off.
+        """
         live = [ra for el, ra in engine.running if ra.actor == self.name and ra.name == "SpeedAction"
                 and (not ra.done if el is None else el.state == RUNNING)]
         if self.mode == "override":  # esmini: a controller overriding the speed ends speed actions at once
@@ -173,17 +177,18 @@ class SloppyDriver(DriverModel):
             return
         keep = {}
         for ra in live:
-            tr = self.actions.get(id(ra))
+            tr = self.actions.get(ra)
             v = v_prev
             if tr is None:
                 tr = _Transition(ra, e, ra.v0)
                 v = tr.value()  # esmini sets the start of the profile at once (a step: its target)
-            keep[id(ra)] = tr
+            keep[ra] = tr
             e.speed = tr.step(e, v, ra.v1, engine.tick)
             ra.done = tr.reached and not getattr(ra, "continuous", False)
         self.actions = keep
 
     def drive(self, engine: Any, t_next: float) -> None:
+        """One tick of esmini's sloppy driver after the actions: blend toward the drawn speed, steer toward the drawn offset."""
         e, m, dt = engine.entities[self.name], engine.motions[self.name], engine.tick
         if self.longitudinal:
             self._speed_action(engine, e, engine.snap[self.name].speed)
