@@ -439,10 +439,17 @@ class RuntimeAction:
             tr = self.el.find("TrajectoryRef")
             traj = tr.find("Trajectory") if tr is not None else None
         self.path = c.build_path(traj, self.el.find("TimeReference/Timing"), self.actor)
+        mode = self.el.find("TrajectoryFollowingMode")
+        shape = traj.find("Shape")
+        if (self.path.times is not None and mode is not None and mode.get("followingMode") == "follow"
+                and shape is not None and len(shape) and shape[0].tag == "Polyline"):
+            self.path.follow_speeds(e.speed)
         off = _f(self.el, "initialDistanceOffset")
         self.path.s = off
         m.path = self.path
         m.path_done = self._path_done
+        # the entity starts where the trajectory does (esmini puts it there on start; Init may give no other position)
+        e.x, e.y, e.z, e.h = self.path.pose(off)
 
     def _path_done(self) -> None:
         self.done = True

@@ -71,6 +71,8 @@ class Path:
     times: np.ndarray | None  # simulation times at the vertices when timed
     cum: np.ndarray = field(init=False)
     s: float = 0.0
+    speeds: np.ndarray | None = None  # m/s at the vertices, with accel, in timed 'follow' mode (else linear in time)
+    accel: np.ndarray | None = None  # m/s^2 on the segment from each vertex
 
     def __post_init__(self) -> None:
         d = np.hypot(*np.diff(self.xy, axis=0).T) if len(self.xy) > 1 else np.zeros(0)
@@ -96,7 +98,42 @@ class Path:
         return float(x), float(y), float(z), h
 
     def s_at_time(self, t: float) -> float:
-        return float(np.interp(t, self.times, self.cum))
+        if self.accel is None:
+            return float(np.interp(t, self.times, self.cum))
+        i = int(np.searchsorted(self.times, t, side="right") - 1)
+        if i < 0:
+            return 0.0
+        if i >= len(self.times) - 1:
+            return self.length
+        dt, v, a = t - float(self.times[i]), float(self.speeds[i]), float(self.accel[i])
+        if a < 0.0:
+            dt = min(dt, -v / a)  # it arrives early and waits at the vertex
+        return float(self.cum[i]) + v * dt + 0.5 * a * dt * dt
+
+    def follow_speeds(self, v0: float) -> None:
+        """Timed 'follow' mode: constant acceleration on each segment, speed continuous from the entity's v0.
+
+        A segment that leaves too much time to arrive by braking is run at the deceleration that stops on its
+        end vertex (as esmini's polyline trajectories).
+        """
+        assert self.times is not None
+        n = len(self.cum)
+        self.speeds, self.accel = np.zeros(n), np.zeros(n)
+        v = self.speeds[0] = v0
+        for i in range(1, n):
+            ds, dt = float(self.cum[i] - self.cum[i - 1]), float(self.times[i] - self.times[i - 1])
+            a = 0.0
+            if abs(ds) <= 1e-9:
+                v = 0.0
+            elif dt <= 1e-9:
+                pass  # no time on this segment: it is passed at once, the speed carries on
+            else:
+                a = 2 * (ds - v * dt) / (dt * dt)
+                if (v + a * dt < 0) != (v < 0):
+                    a, v = -v * v / (2 * ds), 0.0
+                else:
+                    v = v + a * dt
+            self.accel[i - 1], self.speeds[i] = a, v
 
 
 @dataclass
@@ -174,6 +211,8 @@ def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], headi
 def _end_speed(p: Path) -> float:
     """Speed over the last timed path segment that takes time (length / time difference)."""
     assert p.times is not None
+    if p.speeds is not None:
+        return float(p.speeds[-1])
     for i in range(len(p.times) - 1, 0, -1):
         span = float(p.times[i] - p.times[i - 1])
         if span > 1e-9:

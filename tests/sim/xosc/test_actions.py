@@ -268,3 +268,44 @@ def test_signal_controller_phases_cycle_after_the_delay():
                     ("go", "green"), ("stop", "red")]
     sc.set_phase("c", "go", 9.5, sig)
     assert sig["5"] == "green"
+
+
+def _polyline_follow(vertices: str, mode: str, timed: bool = True) -> str:
+    timing = '<TimeReference><Timing domainAbsoluteRelative="relative" scale="1" offset="0"/></TimeReference>' if timed else ""
+    return f"""<PrivateAction><RoutingAction><FollowTrajectoryAction><TrajectoryRef><Trajectory name="t" closed="false">
+      <Shape><Polyline>{vertices}</Polyline></Shape></Trajectory></TrajectoryRef>{timing}
+      <TrajectoryFollowingMode followingMode="{mode}"/></FollowTrajectoryAction></RoutingAction></PrivateAction>"""
+
+
+def _vertex(t: float, x: float, y: float = 0.0) -> str:
+    return f'<Vertex time="{t}"><Position><WorldPosition x="{x}" y="{y}"/></Position></Vertex>'
+
+
+def test_a_trajectory_in_init_puts_the_entity_at_its_start(tmp_path):
+    traj = _polyline_follow(_vertex(0, 30, 5) + _vertex(2, 30, 25), "position", timed=False)
+    init = f'<Private entityRef="Ego">{speed_action(5.0)}{traj}</Private>'
+    eng = engine(tmp_path, scenario("", init=init), road=False)
+    e = eng.entities["Ego"]
+    assert (e.x, e.y, e.h) == (pytest.approx(30.0), pytest.approx(5.0), pytest.approx(math.pi / 2))  # before a tick
+    steps(eng, 20)
+    assert (e.x, e.y) == (pytest.approx(30.0), pytest.approx(10.0))
+
+
+@pytest.mark.parametrize("mode", ["follow", "position"])
+def test_timed_polyline_follow_mode_accelerates_constantly_and_may_arrive_early(tmp_path, mode):
+    # 10 m/s into a segment of 5 m in 1 s: 'follow' brakes evenly to 0 at its end, 'position' goes 5 m/s throughout
+    verts = _vertex(0, 0) + _vertex(2, 20) + _vertex(3, 25) + _vertex(5, 26)
+    body = event("go", _polyline_follow(verts, mode), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, 0, speed=10)), road=False)
+    e = eng.entities["Ego"]
+    k = steps(eng, 50)  # t = 2.5 s
+    assert e.x == pytest.approx(23.75 if mode == "follow" else 22.5)
+    k = steps(eng, 30, k)  # t = 4 s: from rest, 1 m in 2 s at constant acceleration, a quarter of it by half time
+    assert e.x == pytest.approx(25.25 if mode == "follow" else 25.5)
+
+    verts = _vertex(0, 0) + _vertex(2, 5) + _vertex(3, 15)  # 10 m/s cannot take 2 s over 5 m without reversing
+    body = event("go", _polyline_follow(verts, mode), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    eng = engine(tmp_path, scenario(body, init=teleport("Ego", 0, 0, speed=10)), road=False)
+    e = eng.entities["Ego"]
+    steps(eng, 30)  # t = 1.5 s
+    assert e.x == pytest.approx(5.0 if mode == "follow" else 3.75)  # 'follow' stops at the vertex early and waits
