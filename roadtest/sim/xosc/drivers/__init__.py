@@ -23,6 +23,7 @@ ESMINI_KINDS = frozenset({
 
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
+    "NaturalDriver": "roadtest.sim.xosc.drivers.natural:NaturalDriver",
     "SloppyDriverController": "roadtest.sim.xosc.drivers.sloppy:SloppyDriver",
     "ALKS_R157SM_Controller": "roadtest.sim.xosc.drivers.alks_r157:ALKSR157",
     "ALKSController": "roadtest.sim.xosc.drivers.alks_r157:ALKS",

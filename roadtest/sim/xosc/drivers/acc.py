@@ -8,13 +8,14 @@ default additive), virtual (true: compute only, the default controller keeps dri
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel
 
-__all__ = ["ACC", "Delta", "road_delta", "freespace_lat_long", "predicted", "mode_of"]
+__all__ = ["ACC", "Delta", "road_delta", "freespace_lat_long", "gap_between", "Seen", "predicted", "mode_of"]
 
 LARGE = 1e10
 
@@ -42,56 +43,81 @@ def _f(props: dict[str, str], key: str, default: float) -> float:
     return default if v in (None, "") else float(v)
 
 
-def predicted(engine: Any, me: str, other: str) -> tuple[float, float, float]:
-    """(x, y, s) of another entity after this tick's move: esmini moves everyone before its controllers look.
+@dataclass
+class Seen:
+    """Where a controller sees an entity this tick: world pose and its road, s, t and lane."""
 
-    Entities after `me` in the engine's order have not moved yet this tick, so they are advanced by one step.
+    x: float
+    y: float
+    h: float
+    s: float
+    t: float
+    lane: int
+    road: str | None
+
+
+def _seen(o: Any) -> Seen:
+    lp = o.lane
+    return Seen(o.x, o.y, o.h, lp.s if lp else 0.0, lp.t if lp else 0.0, lp.lane if lp else 0, lp.road if lp else None)
+
+
+def predicted(engine: Any, me: str, other: str) -> Seen:
+    """An entity as esmini's controllers see it: after this tick's move for everyone but `me`.
+
+    esmini moves every default-driven entity before its controllers step. Entities after `me` in the engine's
+    order have not moved yet this tick: a default-driven one is moved on a copy by the engine's own motion
+    rule, one under another driver model is extrapolated one step along its heading.
     """
     o = engine.entities[other]
-    s = o.lane.s if o.lane is not None else 0.0
     names = list(engine.entities)
-    if names.index(other) < names.index(me) or o.tow is not None or not o.active:
-        return o.x, o.y, s
-    step = o.speed * engine.tick
+    if other == me or names.index(other) < names.index(me) or o.tow is not None or not o.active:
+        return _seen(o)
     m = engine.motions.get(other)
-    sdir = m.sdir if m is not None and m.road is not None else 1
-    if o.lane is not None and m is not None and m.road is not None:
-        ref = engine.network.road_to_world(o.lane.road, s, 0.0) if engine.network is not None else None
-        along = math.cos(o.h - ref.h) if ref is not None else float(sdir)
-        s += step * along
-    return o.x + step * math.cos(o.h), o.y + step * math.sin(o.h), s
+    if other not in engine.drivers and m is not None and engine.network is not None:
+        from roadtest.sim.xosc.motion import advance
+
+        mc = copy.copy(m)
+        mc.lat, mc.path, mc.route, mc.path_done = copy.copy(m.lat), copy.copy(m.path), list(m.route), None
+        oc = copy.copy(o)
+        advance(engine.network, oc, mc, engine.tick, engine.time + engine.tick, engine._lanes)
+        return _seen(oc)
+    seen = _seen(o)
+    step = o.speed * engine.tick
+    seen.x += step * math.cos(o.h)
+    seen.y += step * math.sin(o.h)
+    if o.lane is not None and engine.network is not None:
+        seen.s += step * math.cos(o.h - engine.network.road_to_world(o.lane.road, o.lane.s, 0.0).h)
+    return seen
 
 
-def road_delta(engine: Any, a: Any, b: Any, b_xy: tuple[float, float, float], both: bool, max_dist: float) -> Delta | None:
+def road_delta(engine: Any, a: Any, sa: Seen, b: Any, sb: Seen, both: bool, max_dist: float) -> Delta | None:
     """b relative to a along a's driving direction, None when b is out of reach (esmini's Position::Delta).
 
     On the same road ds is the difference in s and dlane the lane-id difference (the centre lane not counted);
     across roads the difference is measured in a's frame and the lane taken as the same when b is within half a
     lane width laterally (an approximation: roadtest has no road-path search here).
     """
-    bx, by, bs = b_xy
-    if a.lane is not None and b.lane is not None and a.lane.road == b.lane.road and a.lane.lane and b.lane.lane:
+    la, lb = sa.lane, sb.lane
+    if sa.road is not None and sa.road == sb.road and la and lb:
         m = engine.motions.get(a.name)
-        sdir = m.sdir if m is not None and m.road is not None else engine.network.lane_direction(a.lane.road, a.lane.lane)
-        ds = (bs - a.lane.s) * sdir
-        dt = b.lane.t - a.lane.t
-        la, lb = a.lane.lane, b.lane.lane
+        sdir = m.sdir if m is not None and m.road is not None else engine.network.lane_direction(sa.road, la)
+        ds = (sb.s - sa.s) * sdir
+        dt = sb.t - sa.t
         dlane = lb - la
         if (la > 0) != (lb > 0):  # the centre lane between them does not count
             dlane = (abs(dlane) - 1) * (1 if dlane > 0 else -1)
     else:
-        dx, dy = bx - a.x, by - a.y
-        ds = dx * math.cos(a.h) + dy * math.sin(a.h)
-        dt = -dx * math.sin(a.h) + dy * math.cos(a.h)
+        dx, dy = sb.x - sa.x, sb.y - sa.y
+        ds = dx * math.cos(sa.h) + dy * math.sin(sa.h)
+        dt = -dx * math.sin(sa.h) + dy * math.cos(sa.h)
         dlane = 0 if abs(dt) < 1.75 else (1 if dt > 0 else -1)
     if (ds < 0 and not both) or abs(ds) >= max_dist:
         return None
-    same = math.cos(a.h - b.h) >= 0
-    return Delta(ds, dt, dlane, same)
+    return Delta(ds, dt, dlane, math.cos(sa.h - sb.h) >= 0)
 
 
-def _corners(e: Any, x: float, y: float) -> list[tuple[float, float]]:
-    c, s = math.cos(e.h), math.sin(e.h)
+def _corners(e: Any, x: float, y: float, h: float) -> list[tuple[float, float]]:
+    c, s = math.cos(h), math.sin(h)
     out = []
     for lx, ly in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
         px, py = e.bbox_cx + lx * e.length / 2, e.bbox_cy + ly * e.width / 2
@@ -99,12 +125,13 @@ def _corners(e: Any, x: float, y: float) -> list[tuple[float, float]]:
     return out
 
 
-def freespace_lat_long(a: Any, b: Any, b_xy: tuple[float, float]) -> tuple[float, float]:
-    """(lateral, longitudinal) free space from a's bounding box to b's in a's frame; 0 on an axis where they overlap.
+def freespace_lat_long(a: Any, b: Any, sb: Seen) -> tuple[float, float]:
+    """(lateral, longitudinal) free space from a's bounding box to b's (seen at sb) in a's frame, 0 where they overlap.
 
     Positive lateral: b is to the left; positive longitudinal: b is ahead (esmini's FreeSpaceDistance outputs).
     """
-    ca, cb = _corners(a, a.x, a.y), _corners(b, *b_xy)
+    ca = _corners(a, a.x, a.y, a.h)
+    cb = _corners(b, sb.x, sb.y, sb.h)
     out = []
     for nx, ny in ((-math.sin(a.h), math.cos(a.h)), (math.cos(a.h), math.sin(a.h))):
         pa = [px * nx + py * ny for px, py in ca]
@@ -170,17 +197,18 @@ class ACC(DriverModel):
         dt, cur = engine.tick, self.current
         lookahead = max(50.0, 2 * self.MIN_DIST + cur * cur / max(e.max_decel, 1e-9))
         min_gap, lead = LARGE, None
+        here = predicted(engine, self.name, self.name)
         for n, o in engine.entities.items():
             if n == self.name or not o.active:
                 continue
-            px, py, ps = predicted(engine, self.name, n)
-            d = road_delta(engine, e, o, (px, py, ps), False, lookahead)
+            seen = predicted(engine, self.name, n)
+            d = road_delta(engine, e, here, o, seen, False, lookahead)
             if d is not None:
                 gap = gap_between(e, o, d.ds, d.same_dir)
                 if d.dlane == 0 and 0 < gap < min_gap and abs(d.dt) < self.lateral_dist:
                     min_gap, lead = gap, o
             if lead is not o:  # anything right in front of the bumper counts too (a cut-in)
-                y_loc, x_loc = freespace_lat_long(e, o, (px, py))
+                y_loc, x_loc = freespace_lat_long(e, o, seen)
                 if 0 < x_loc < 1.0 + o.length + 0.5 * max(0.0, cur - o.speed) and -0.5 < y_loc < 0.2:
                     min_gap, lead = x_loc, o
         self.lead = lead.name if lead is not None else None
