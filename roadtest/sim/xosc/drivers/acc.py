@@ -73,6 +73,13 @@ def predicted(engine: Any, me: str, other: str) -> Seen:
     if other == me or names.index(other) < names.index(me) or o.tow is not None or not o.active:
         return _seen(o)
     m = engine.motions.get(other)
+    step = o.speed * engine.tick
+    if m is not None and m.road is not None and m.lat is None and m.path is None and engine._lanes is not None:
+        seen = _seen(o)  # plain lane following: a step along the heading and the lane
+        seen.x += step * math.cos(o.h)
+        seen.y += step * math.sin(o.h)
+        seen.s += step * m.sdir / engine._lanes.stretch(m.road, m.lane, m.s, m.offset)
+        return seen
     if other not in engine.drivers and m is not None and engine.network is not None:
         from roadtest.sim.xosc.motion import advance
 
@@ -82,7 +89,6 @@ def predicted(engine: Any, me: str, other: str) -> Seen:
         advance(engine.network, oc, mc, engine.tick, engine.time + engine.tick, engine._lanes)
         return _seen(oc)
     seen = _seen(o)
-    step = o.speed * engine.tick
     seen.x += step * math.cos(o.h)
     seen.y += step * math.sin(o.h)
     if o.lane is not None and engine.network is not None:
