@@ -1,12 +1,13 @@
 """Unsignalised junctions for background traffic: who may enter, who waits at the line.
 
 A vehicle within APPROACH m (more when fast) of a junction whose approach has no traffic light enters only when no actor
-inside the junction, or committed to it, drives a connecting lane that crosses or merges into its own, and
+inside the junction, or too close to stop before it (unless it is too), drives a connecting lane that crosses or merges into its own, and
 no other approaching actor with a crossing path has priority. Priority, in this order: a stop or yield sign
 on one's approach loses to none; an arrival more than ARRIVAL_TIE s earlier wins; then the actor from the
 right wins (from the left where the map drives on the left); then the earlier arrival, then the smaller id.
 When every waiting actor of a junction has stood still for DEADLOCK s with nobody inside, the side rule is
 dropped so the arrival order decides. A stop sign also means a full stop at the line before any of this.
+Junctions whose approaches all meet at narrow angles (motorway merges and splits) are left to car-following.
 """
 
 from __future__ import annotations
@@ -41,11 +42,14 @@ def sign_level(signals) -> int:
 class _Approach:
     """One actor near or in a junction, as the rules see it."""
 
-    __slots__ = ("id", "junction", "lanes", "rem", "speed", "level", "arrive", "heading", "inside", "veh")
+    __slots__ = ("id", "junction", "lanes", "rem", "speed", "level", "arrive", "heading", "inside", "veh", "src",
+                 "committed")
 
-    def __init__(self, id, junction, lanes, rem, speed, level, arrive, heading, inside, veh=None):
+    def __init__(self, id, junction, lanes, rem, speed, level, arrive, heading, inside, veh=None, src=None):
         self.id, self.junction, self.lanes, self.rem, self.speed = id, junction, lanes, rem, speed
         self.level, self.arrive, self.heading, self.inside, self.veh = level, arrive, heading, inside, veh
+        self.src = src  # the approach lane
+        self.committed = False  # too close to stop before the line
 
 
 class JunctionRules:
@@ -62,6 +66,7 @@ class JunctionRules:
         self._conflict: dict[tuple, bool] = {}
         self._arrivals: dict[str, float] = {}  # non-traffic actor id -> arrival time
         self._still: dict[str, float] = {}  # actor id -> time since it stands waiting
+        self._kind: dict[str, bool] = {}  # junction -> whether streams cross in it (not a merge or a split)
 
     def junction_of(self, road: str) -> str | None:
         return self._junction.get(road)
@@ -83,6 +88,26 @@ class JunctionRules:
             light = any(getattr(sig, "dynamic", False) for sig, _ in found)
             h = tr.table.pose(road, lane, (lo, hi), end)[3]
             got = self._approach[(road, lane)] = (light, sign_level(found), h)
+        return got
+
+    def crossing_junction(self, j: str) -> bool:
+        """Whether two approaches of junction j meet at a wide angle: a crossing, not a motorway merge or split,
+        where the through road keeps its priority and vehicles just follow their leaders."""
+        got = self._kind.get(j)
+        if got is None:
+            heads = []
+            for road in sorted(r for r, jj in self._junction.items() if jj == j):
+                L = self.net.road_length(road)
+                for lane in self.net.lane_ids(road, 0.5 * L):
+                    if lane == 0 or self.net.lane_type(road, lane, 0.5 * L) != "driving":
+                        continue
+                    for pred in self.net.predecessors(road, lane):
+                        if self._junction.get(pred[0]) is None:
+                            try:
+                                heads.append(self._approach_info(*pred)[2])
+                            except (KeyError, ValueError, IndexError):
+                                pass
+            got = self._kind[j] = any(abs(math.sin(a - b)) > 0.7 for a in heads for b in heads)
         return got
 
     def _path(self, road: str, lane: int):
@@ -121,7 +146,7 @@ class JunctionRules:
                 continue
             nxt = tr._next_lane(v)
             j = self._junction.get(nxt[0]) if nxt is not None else None
-            if j is None:
+            if j is None or not self.crossing_junction(j):
                 continue
             light, level, h = self._approach_info(v.road, v.lane)
             if light:
@@ -130,8 +155,9 @@ class JunctionRules:
             if st.get("j") != j:
                 st.clear()
                 st.update(j=j, arrive=now, stopped=False)
-            inside = v.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * v.length  # cannot stop before the line
-            out.append(_Approach(v.id, j, (nxt,), rem, v.speed, level, st["arrive"], h, inside, v))
+            a = _Approach(v.id, j, (nxt,), rem, v.speed, level, st["arrive"], h, False, v, (v.road, v.lane))
+            a.committed = v.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * v.length
+            out.append(a)
         for o in others:
             seen.add(o.id)
             j = self._junction.get(o.road)
@@ -145,7 +171,8 @@ class JunctionRules:
             except (KeyError, ValueError, IndexError):
                 continue
             rem = hi - o.s if d > 0 else o.s - lo
-            succ = [n for n in self.net.successors(o.road, o.lane) if self._junction.get(n[0]) is not None] \
+            succ = [n for n in self.net.successors(o.road, o.lane) if self._junction.get(n[0]) is not None
+                    and self.crossing_junction(self._junction[n[0]])] \
                 if 0.0 <= rem <= max(APPROACH, o.speed ** 2 / (2.0 * tr.p.b) + 10.0) else []
             if not succ:
                 self._arrivals.pop(o.id, None)
@@ -153,9 +180,10 @@ class JunctionRules:
             light, level, h = self._approach_info(o.road, o.lane)
             if light:
                 continue
-            inside = o.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * o.length
-            out.append(_Approach(o.id, self._junction[succ[0][0]], tuple(succ), rem, o.speed, level,
-                                 self._arrivals.setdefault(o.id, now), h, inside))
+            a = _Approach(o.id, self._junction[succ[0][0]], tuple(succ), rem, o.speed, level,
+                          self._arrivals.setdefault(o.id, now), h, False, None, (o.road, o.lane))
+            a.committed = o.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * o.length
+            out.append(a)
         for gone in [k for k in self._arrivals if k not in seen]:
             del self._arrivals[gone]
         return out
@@ -192,7 +220,13 @@ class JunctionRules:
             else:
                 self._still.pop(a.id, None)
         for group in by_j.values():
-            waiting = [a for a in group if not a.inside]
+            # Only the first actor of each approach lane negotiates; the ones behind follow it (IDM).
+            front: dict = {}
+            for a in group:
+                if not a.inside and (a.src not in front or a.rem < front[a.src].rem):
+                    front[a.src] = a
+            waiting = list(front.values())
+            group = [a for a in group if a.inside] + waiting
             deadlock = not any(a.inside for a in group) and len(waiting) > 1 and all(
                 now - self._still.get(a.id, now) >= DEADLOCK for a in waiting)
             for a in waiting:
@@ -209,7 +243,8 @@ class JunctionRules:
                 for b in group:
                     if b is a or not self._crossing(a, b):
                         continue
-                    if b.inside or self._has_priority(b, a, deadlock):
+                    if b.inside or b.committed and not a.committed or \
+                            b.committed == a.committed and self._has_priority(b, a, deadlock):
                         stops[v.id] = min(stops.get(v.id, math.inf), line)
                         break
         for gone in [k for k in self._still if k not in {a.id for a in actors}]:
