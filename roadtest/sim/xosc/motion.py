@@ -341,9 +341,10 @@ class LaneCache:
                     raise ValueError("lane absent somewhere on the road")
                 sign = net.lane_direction(road, lane)
                 h = np.unwrap(p[:, 3])
-                # reference-line curvature per segment, from the lane heading's change along s
-                kappa = np.diff(h) / np.diff(s)  # lane headings are sampled along increasing s on either side
-                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa)
+                # offsets are road-frame t (across the reference line), not across a widening lane's centre line
+                href = np.unwrap(net._road(road).ref(s)[2])
+                kappa = np.diff(href) / np.diff(s)  # reference-line curvature per segment
+                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa, href)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
         return self.tab[key]
@@ -366,14 +367,14 @@ class LaneCache:
             ref = self.net.road_to_world(road, s, 0.0)
             t = (p.x - ref.x) * -math.sin(ref.h) + (p.y - ref.y) * math.cos(ref.h)
             return p.x, p.y, p.z, p.h, t
-        ss, xs, ys, zs, hs, tc, sign, _ = tb
+        ss, xs, ys, zs, hs, tc, sign, _, hr = tb
         i = min(max(int(s / self.STEP), 0), len(ss) - 2)
         u = (s - ss[i]) / (ss[i + 1] - ss[i])
         x = xs[i] + u * (xs[i + 1] - xs[i])
         y = ys[i] + u * (ys[i + 1] - ys[i])
         z = zs[i] + u * (zs[i + 1] - zs[i])
         h = hs[i] + u * (hs[i + 1] - hs[i])
-        href = h if sign > 0 else h - math.pi
+        href = hr[i] + u * (hr[i + 1] - hr[i])
         x -= math.sin(href) * offset
         y += math.cos(href) * offset
         return float(x), float(y), float(z), wrap(float(h)), float(tc[i] + u * (tc[i + 1] - tc[i]) + offset)

@@ -309,3 +309,20 @@ def test_timed_polyline_follow_mode_accelerates_constantly_and_may_arrive_early(
     e = eng.entities["Ego"]
     steps(eng, 30)  # t = 1.5 s
     assert e.x == pytest.approx(5.0 if mode == "follow" else 3.75)  # 'follow' stops at the vertex early and waits
+
+
+def test_lane_offsets_run_across_the_reference_line_on_a_widening_lane():
+    from roadtest.sim.road.network import RoadNetwork
+    from roadtest.sim.xosc.motion import LaneCache
+
+    xodr = straight_road(length=100.0).replace('<width sOffset="0" a="3.5" b="0" c="0" d="0"/>',
+                                               '<width sOffset="0" a="3.5" b="0.2" c="0" d="0"/>')
+    net = RoadNetwork.from_bytes(xodr.encode())
+    cache = LaneCache(net)
+    for s, off in ((10.0, 0.0), (40.25, 1.5), (70.0, -2.0)):
+        x, y, _, h, t = cache.pose("1", -2, s, off)
+        ref = net.lane_to_world("1", -2, s, off)
+        # the lane centre slants (its heading turns away), but an offset stays a step in road t, as OpenDRIVE has it
+        assert (x, y) == (pytest.approx(ref.x, abs=1e-6), pytest.approx(ref.y, abs=1e-6))
+        assert x == pytest.approx(s, abs=1e-6) and h == pytest.approx(ref.h, abs=1e-6) and abs(h) > 0.1
+        assert t == pytest.approx(y, abs=1e-6)
