@@ -94,7 +94,8 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str) -> int:
-    """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), else 1."""
+    """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
+    scenario file was invalid (the others still run), else 1."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
@@ -126,4 +127,7 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     bad = [r for r in records if r.get("status") not in ("completed", "failed")]
     if skipped:
         print(f"resumed: {skipped} run(s) already in {out / 'results.jsonl'} skipped", file=sys.stderr)
-    return 1 if bad or summary["missing"] else 0
+    invalid = [r for r in records if r.get("status") == "invalid"]
+    for r in invalid:
+        print(f"roadtest: {r['run_id']}: {r.get('reason', '')}", file=sys.stderr)
+    return 2 if invalid else 1 if bad or summary["missing"] else 0

@@ -21,7 +21,7 @@ __all__ = ["Job", "BACKENDS", "simulator_for", "EpisodeError", "run_episode", "r
            "write_json_atomic", "STATUSES"]
 
 BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roadtest.sim.carla:CarlaSimulator"}
-STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout")
+STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout", "invalid")
 DEFAULT_MAX_TIME = 600.0  # s of simulated time when the scenario sets no limit and no stop trigger fires
 REFERENCE_AGENT = "expert"
 
@@ -45,7 +45,7 @@ class Job:
 
 
 class EpisodeError(Exception):
-    """A run that could not finish; `status` says whose fault (agent_error, sim_error, timeout)."""
+    """A run that could not finish; `status` says whose fault (agent_error, sim_error, timeout, invalid input)."""
 
     def __init__(self, status: str, reason: str, trace: Trace | None = None):
         super().__init__(reason)
@@ -83,8 +83,12 @@ def _why(e: BaseException) -> str:
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
                 deadline: float | None = None, trace_csv: str | None = None) -> Trace:
     """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
+    from roadtest.errors import UserError
+
     try:
         sim = simulator_for(backend).load(bundle, seed, settings)
+    except UserError as e:  # the scenario file is wrong (located message): the user's to fix, not a crash
+        raise EpisodeError("invalid", str(e)) from e
     except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
         raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
     agent = None

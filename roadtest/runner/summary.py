@@ -11,7 +11,7 @@ from roadtest.runner.episode import STATUSES, write_json_atomic
 __all__ = ["Progress", "summarise", "write_summary", "leaderboard_records"]
 
 _CRASH = {"agent_error": "Failed - Agent crashed", "sim_error": "Failed - Simulation crashed",
-          "timeout": "Failed - Agent timed out"}
+          "timeout": "Failed - Agent timed out", "invalid": "Failed - Invalid scenario"}
 
 
 class Progress:

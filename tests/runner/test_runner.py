@@ -131,3 +131,32 @@ def test_expectations_turn_a_finished_run_into_failed():
     assert _expectations(meta, good) == []
     assert _expectations(meta, bad) == ["goal not reached (route completion 62.5 %)", "rules violated: stop_sign"]
     assert _expectations({}, bad) == []
+
+
+def test_an_invalid_scenario_file_is_the_users_mistake_exit_2_and_the_rest_still_run(tmp_path, capsys):
+    """A file refused at load (unsupported element) is status `invalid` with its located message, not a crash."""
+    import sys as _sys
+
+    _sys.path.insert(0, str(HERE.parent / "sim" / "xosc"))
+    from xosc_docs import scenario, teleport
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    good = scenario("", init=teleport("Ego", 0, speed=5), stop="<StopTrigger><ConditionGroup><Condition name='c' "
+                    "delay='0' conditionEdge='none'><ByValueCondition><SimulationTimeCondition value='1' "
+                    "rule='greaterThan'/></ByValueCondition></Condition></ConditionGroup></StopTrigger>")
+    for name, text in (("good", good), ("bad", good.replace("<TeleportAction>", "<FooAction/><TeleportAction>", 1))):
+        (suite / name).mkdir()
+        (suite / name / "scenario.xosc").write_text(text)
+    code = run_command(target=suite, agent=None, seeds=1, seed=0, tick=0.05, workers=1, out=tmp_path / "out",
+                       resume=False, trace_csv=None, timeout=60.0, backend="embedded")
+    recs = by_id(tmp_path / "out")
+    assert code == 2
+    (bad_id,) = [k for k in recs if k.startswith("bad")]
+    (good_id,) = [k for k in recs if k.startswith("good")]
+    assert recs[bad_id]["status"] == "invalid" and recs[bad_id]["infrastructure"] is False
+    assert recs[bad_id]["reason"].startswith("unsupported: FooAction at ") and "scenario.xosc:" in recs[bad_id]["reason"]
+    assert recs[good_id]["status"] == "completed"
+    assert "unsupported: FooAction" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["statuses"]["invalid"] == 1 and summary["infrastructure_failures"] == 0
