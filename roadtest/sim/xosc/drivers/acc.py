@@ -177,6 +177,10 @@ class ACC(DriverModel):
         self.set_speed = _f(p, "setSpeed", speed) if given and self.mode == "override" else speed
         self.lead: str | None = None
 
+    def overrides(self, domain: str) -> bool:
+        """True when scenario actions on this domain ("long"/"lat") are not applied (esmini's override mode)."""
+        return domain == "long" and self.longitudinal and self.mode == "override" and not self.virtual
+
     def drive(self, engine: Any, t_next: float) -> None:
         e = engine.entities[self.name]
         if not self.longitudinal:

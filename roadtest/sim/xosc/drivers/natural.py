@@ -55,6 +55,10 @@ class NaturalDriver(DriverModel):
         self._pos: dict[str, Any] = {}
         self._voi: dict[int, tuple[Any, Delta]] = {}
 
+    def overrides(self, domain: str) -> bool:
+        """True when scenario actions on this domain ("long"/"lat") are not applied (esmini's override mode)."""
+        return domain == "long" and self.longitudinal and self.mode == "override"
+
     # ------------------------------------------------------------------ tick
     def drive(self, engine: Any, t_next: float) -> None:
         e = engine.entities[self.name]
