@@ -147,7 +147,8 @@ class Traffic:
         self._count = 0  # vehicles created so far (their ids)
         self._left = 0  # vehicles that left at dead ends and wait to be replaced
         self.time = 0.0  # s since the start, for arrival order at junctions
-        self.crowd = WalkerCrowd(self, float(cfg.get("crossing_share", CROSSING_SHARE)))
+        self.crowd = WalkerCrowd(self, float(cfg.get("crossing_share", CROSSING_SHARE)),
+                                 seed=(int(cfg.get("seed", 0)) * 1_000_003 + int(seed)) ^ 0x5EED)
         self.junctions = JunctionRules(self)
         self._spawn(float(cfg.get("density", 0.0) or 0.0), cfg.get("vehicles"), int(cfg.get("pedestrians", 0) or 0), avoid,
                     corridors)
