@@ -2,9 +2,12 @@
 
 Workload (issue 4): 1 ego + 20 IDM vehicles on a straight 3-lane 1 km road, 60 s at 20 Hz, no rendering.
 roadtest: a bundle written here (road.xodr, scenario.xosc, meta.json with traffic density 20/3 per km per
-lane), the ego driven by a fixed Control through the kinematic bicycle, the speedometer read every step.
+lane), the ego held at EGO_SPEED by a proportional controller on the speedometer (read every step) through the
+kinematic bicycle, so it stays on the 1 km road for the whole 60 s (vehicles that reach the road's end are
+replaced out of the ego's sight, keeping 20 in play).
 highway-env: highway-v0 with 3 lanes, 20 IDM vehicles, simulation and policy at 20 Hz, 60 s, ego action
-IDLE, kinematics observation, no rendering (episodes that end early are reset; only step() is timed);
+IDLE with its speed and target speed set to EGO_SPEED, kinematics observation, no rendering (its road is
+10 km long, so its 20 vehicles stay in play too) (episodes that end early are reset; only step() is timed);
 and its simulation core alone (road.act + road.step per tick, no observation), the ratio reported first.
 
 highway-env is not a roadtest dependency; install it in the benchmark's own environment:
@@ -134,8 +137,15 @@ def make_highway_env(seed: int):
         "other_vehicles_type": "highway_env.vehicle.behavior.IDMVehicle",
     }
     env = gymnasium.make("highway-v0", config=config, render_mode=None)
-    env.reset(seed=seed)
+    reset_highway_env(env, seed)
     return env
+
+
+def reset_highway_env(env, seed: int) -> None:
+    """A new episode whose ego holds EGO_SPEED, as roadtest's does (highway-env's own ego starts at 25 m/s)."""
+    env.reset(seed=seed)
+    ego = env.unwrapped.vehicle
+    ego.speed = ego.target_speed = EGO_SPEED
 
 
 def highway_env_step_run(seed: int) -> tuple[float, int]:
@@ -148,7 +158,7 @@ def highway_env_step_run(seed: int) -> tuple[float, int]:
         _, _, terminated, truncated, _ = env.step(idle)
         wall += time.perf_counter() - t0
         if terminated or truncated:
-            env.reset(seed=seed + 1000 + k)
+            reset_highway_env(env, seed + 1000 + k)
             resets += 1
     env.close()
     return STEPS / wall, resets
