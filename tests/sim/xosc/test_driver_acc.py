@@ -90,7 +90,8 @@ def test_brakes_for_a_stopping_lead_without_collision(tmp_path):
 def test_additive_mode_takes_a_new_speed_from_a_speed_action_as_the_set_speed(tmp_path):
     slow = event("Slow", speed_action(8.0), trigger("StartTrigger", sim_time(2.0)))
     eng = _engine(tmp_path, _doc({"setSpeed": "30"}, (10, 20), body=slow))
-    assert eng.drivers["Ego"].mode == "additive" and eng.drivers["Ego"].set_speed == 20.0  # additive: current speed
+    drv = eng.drivers["Ego"]
+    assert drv.mode == "additive" and drv.set_speed == 20.0 and not drv.overrides("long")  # set speed: current speed
     v = [r[0] for r in _run(eng, 10.0)]
     assert v[int(1.5 / TICK)] == pytest.approx(20.0)
     assert v[-1] == pytest.approx(8.0, abs=1e-6)
@@ -99,6 +100,7 @@ def test_additive_mode_takes_a_new_speed_from_a_speed_action_as_the_set_speed(tm
 def test_override_mode_ignores_speed_actions(tmp_path):
     slow = event("Slow", speed_action(8.0), trigger("StartTrigger", sim_time(2.0)))
     eng = _engine(tmp_path, _doc({"setSpeed": "20", "mode": "override"}, (10, 20), body=slow))
+    assert eng.drivers["Ego"].overrides("long") and not eng.drivers["Ego"].overrides("lat")
     v = [r[0] for r in _run(eng, 6.0)]
     assert min(v) == pytest.approx(20.0)
 
