@@ -118,3 +118,46 @@ def test_acc_test_drives_as_esmini(conformance_dir, monkeypatch):
     assert _corpus_ego_diff(conformance_dir, "acc-test") < 0.2  # 0.02 m today
     monkeypatch.delitem(drivers.MODELS, "ACCController")
     assert _corpus_ego_diff(conformance_dir, "acc-test") > 10.0  # the default controller: 68.9 m
+
+
+def _curve_map() -> str:
+    """Road 1 (100 m along +x) continued by road 2, a 80 m left arc of radius 50 m; one lane each way."""
+    def lanes(link: str) -> str:
+        def lane(i: int) -> str:
+            return (f'<lane id="{i}" type="driving" level="false"><link><{link} id="{i}"/></link>'
+                    f'<width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane>')
+        return (f'<lanes><laneSection s="0"><left>{lane(1)}</left><center><lane id="0" type="none" level="false"/>'
+                f'</center><right>{lane(-1)}</right></laneSection></lanes>')
+    return f"""<?xml version="1.0"?><OpenDRIVE><header revMajor="1" revMinor="4" name="t" version="1.0"/>
+<road name="a" length="100" id="1" junction="-1"><link><successor elementType="road" elementId="2" contactPoint="start"/></link>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="100"><line/></geometry></planView>{lanes("successor")}</road>
+<road name="b" length="80" id="2" junction="-1"><link><predecessor elementType="road" elementId="1" contactPoint="end"/></link>
+<planView><geometry s="0" x="100" y="0" hdg="0" length="80"><arc curvature="0.02"/></geometry></planView>{lanes("predecessor")}</road>
+</OpenDRIVE>"""
+
+
+def test_a_lead_on_the_next_road_is_measured_along_the_lanes(tmp_path):
+    from roadtest.sim.xosc.drivers.acc import predicted, road_delta
+
+    def put(name: str, road: int, lane: int, s: float) -> str:
+        return (f'<Private entityRef="{name}"><PrivateAction><TeleportAction><Position><LanePosition roadId="{road}" '
+                f'laneId="{lane}" s="{s}" offset="0"/></Position></TeleportAction></PrivateAction></Private>')
+
+    ctrl = '<ObjectController><Controller name="ACCController"><Properties/></Controller></ObjectController>'
+    text = scenario("", entities=("Ego", "Lead", "Oncoming"), init=lane_teleport("Ego", -1, 50, 30) + put("Lead", 2, -1, 40)
+                    + put("Oncoming", 2, 1, 20) + ACTIVATE, stop=trigger("StopTrigger", sim_time(10)))
+    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    (tmp_path / "road.xodr").write_text(_curve_map())
+    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    (tmp_path / "s.xosc").write_text(text)
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    ego = eng.entities["Ego"]
+    here = predicted(eng, "Ego", "Ego")
+    lead = road_delta(eng, ego, here, eng.entities["Lead"], predicted(eng, "Ego", "Lead"), False, 200.0)
+    assert lead is not None and lead.ds == pytest.approx(50.0 + 40.0, abs=1e-6) and lead.dlane == 0  # not the chord
+    oncoming = road_delta(eng, ego, here, eng.entities["Oncoming"], predicted(eng, "Ego", "Oncoming"), False, 200.0)
+    assert oncoming is not None and oncoming.dlane == 1 and not oncoming.same_dir
+    assert road_delta(eng, ego, here, eng.entities["Lead"], predicted(eng, "Ego", "Lead"), False, 80.0) is None
+    eng.step(0.0)  # at 30 m/s it looks 6 m + v^2 / 9 m/s^2 = 106 m ahead
+    assert eng.drivers["Ego"].lead == "Lead"

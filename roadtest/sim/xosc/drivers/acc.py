@@ -96,30 +96,71 @@ def predicted(engine: Any, me: str, other: str) -> Seen:
     return seen
 
 
+def _lane_diff(la: int, lb: int) -> int:
+    """Lane-id difference from la to lb, the centre lane between opposite sides not counted (as esmini)."""
+    d = lb - la
+    if (la > 0) != (lb > 0):
+        d = (abs(d) - 1) * (1 if d > 0 else -1)
+    return d
+
+
+def _along_lanes(net: Any, road: str, lane: int, s: float, sdir: int, target: str, t_s: float, max_dist: float,
+                 ahead: bool) -> tuple[float, int] | None:
+    """Distance along the lane graph from (road, lane, s) to s=t_s on road `target`, with the lane reached there.
+
+    Walks successors (ahead) or predecessors (behind) of the lane in its travel direction, roads in turn, up to
+    max_dist; None when `target` is not reached. The distance is along the roads' reference lines, as esmini's.
+    """
+    frontier = [(road, lane, sdir, (net.road_length(road) - s) if (sdir > 0) == ahead else s)]
+    seen = {(road, lane)}
+    while frontier:
+        r, ln, d, dist = frontier.pop(0)
+        if dist > max_dist:
+            continue
+        forward = (d == net.lane_direction(r, ln)) == ahead
+        for nr, nl in (net.successors(r, ln) if forward else net.predecessors(r, ln)):
+            if (nr, nl) in seen:
+                continue
+            seen.add((nr, nl))
+            nd = net.lane_direction(nr, nl) * (1 if forward else -1) * (1 if ahead else -1)
+            length = net.road_length(nr)
+            if nr == target:
+                return dist + (t_s if (nd > 0) == ahead else length - t_s), nl
+            frontier.append((nr, nl, nd, dist + length))
+    return None
+
+
 def road_delta(engine: Any, a: Any, sa: Seen, b: Any, sb: Seen, both: bool, max_dist: float) -> Delta | None:
     """b relative to a along a's driving direction, None when b is out of reach (esmini's Position::Delta).
 
-    On the same road ds is the difference in s and dlane the lane-id difference (the centre lane not counted);
-    across roads the difference is measured in a's frame and the lane taken as the same when b is within half a
-    lane width laterally (an approximation: roadtest has no road-path search here).
+    On the same road ds is the difference in s; on a road ahead (or behind, with `both`) it is the distance along
+    the lane graph (None when no lane path reaches b); dlane is the lane-id difference (the centre lane not counted)
+    from the lane a's lane leads into. Off the lane graph the difference is measured in a's frame, the lane taken
+    as the same within half a lane width.
     """
     la, lb = sa.lane, sb.lane
-    if sa.road is not None and sa.road == sb.road and la and lb:
-        m = engine.motions.get(a.name)
-        sdir = m.sdir if m is not None and m.road is not None else engine.network.lane_direction(sa.road, la)
-        ds = (sb.s - sa.s) * sdir
-        dt = sb.t - sa.t
-        dlane = lb - la
-        if (la > 0) != (lb > 0):  # the centre lane between them does not count
-            dlane = (abs(dlane) - 1) * (1 if dlane > 0 else -1)
-    else:
-        dx, dy = sb.x - sa.x, sb.y - sa.y
-        ds = dx * math.cos(sa.h) + dy * math.sin(sa.h)
-        dt = -dx * math.sin(sa.h) + dy * math.cos(sa.h)
-        dlane = 0 if abs(dt) < 1.75 else (1 if dt > 0 else -1)
+    net = engine.network
+    same_dir = math.cos(sa.h - sb.h) >= 0
+    m = engine.motions.get(a.name)
+    if sa.road is not None and sb.road is not None and la and lb and net is not None:
+        sdir = m.sdir if m is not None and m.road is not None else net.lane_direction(sa.road, la)
+        if sa.road == sb.road:
+            ds = (sb.s - sa.s) * sdir
+            if (ds < 0 and not both) or abs(ds) >= max_dist:
+                return None
+            return Delta(ds, sb.t - sa.t, _lane_diff(la, lb), same_dir)
+        for ahead in (True, False) if both else (True,):
+            hit = _along_lanes(net, sa.road, la, sa.s, sdir, sb.road, sb.s, max_dist, ahead)
+            if hit is not None and hit[0] < max_dist:
+                ds = hit[0] if ahead else -hit[0]
+                return Delta(ds, sb.t - sa.t, _lane_diff(hit[1], lb), same_dir)
+        return None  # no lane path between them within reach
+    dx, dy = sb.x - sa.x, sb.y - sa.y
+    ds = dx * math.cos(sa.h) + dy * math.sin(sa.h)
+    dt = -dx * math.sin(sa.h) + dy * math.cos(sa.h)
     if (ds < 0 and not both) or abs(ds) >= max_dist:
         return None
-    return Delta(ds, dt, dlane, math.cos(sa.h - sb.h) >= 0)
+    return Delta(ds, dt, 0 if abs(dt) < 1.75 else (1 if dt > 0 else -1), same_dir)
 
 
 def _corners(e: Any, x: float, y: float, h: float) -> list[tuple[float, float]]:
