@@ -149,6 +149,8 @@ def road_delta(engine: Any, a: Any, sa: Seen, b: Any, sb: Seen, both: bool, max_
             if (ds < 0 and not both) or abs(ds) >= max_dist:
                 return None
             return Delta(ds, sb.t - sa.t, _lane_diff(la, lb), same_dir)
+        if math.hypot(sb.x - sa.x, sb.y - sa.y) > max_dist + 20.0:
+            return None  # farther than any lane path within reach (lanes' offsets allowed for)
         for ahead in (True, False) if both else (True,):
             hit = _along_lanes(net, sa.road, la, sa.s, sdir, sb.road, sb.s, max_dist, ahead)
             if hit is not None and hit[0] < max_dist:
