@@ -186,8 +186,10 @@ class EventDetector:
         self.watch = tuple(watch)
         self.contacts: set[tuple[str, str]] = set()
         self._off: dict[str, bool] = {}
-        # per actor: (road, lane, t low, t high, {(below, above): driving-frame slot} of the lines touched)
-        self._held: dict[str, tuple[str, int, float, float, dict[tuple[int, int], int]]] = {}
+        # per actor: (road, lane, t low, t high, touched lines, driving direction of its lane); a touched line
+        # (below, above) holds its slot, whether the box heads to its left (driving frame) and whether the
+        # centre has got over it
+        self._held: dict[str, tuple[str, int, float, float, dict[tuple[int, int], tuple[int, bool, bool]], int]] = {}
 
     def collisions(self, boxes: Sequence[Box], first: str | None = None) -> tuple[list[Event], list[Event]]:
         """(new contacts this tick, all current contacts); `first` (the ego) is named as `actor` when involved.
@@ -229,7 +231,8 @@ class EventDetector:
 
     def _invasions(self, actor: str, match, length: float, width: float, curvature: float) -> list[Event]:
         """Marking lines the box's lateral extent (or its sweep since the last tick) reaches and did not touch
-        before; a line stays touched until the box is HYST clear of it, so a straddle is one crossing."""
+        before; a line stays touched until the box is HYST clear of it, so a straddle is one crossing, and a
+        centre that gets over the line and back while the box still touches it crosses it once more."""
         net, road = self.network, match.road
         c, s = abs(math.cos(match.heading_diff)), abs(math.sin(match.heading_diff))
         e = 0.5 * (length * s + width * c)
@@ -247,7 +250,7 @@ class EventDetector:
             a, c = bounds[match.lane]
             if (a < slo and shi < c) if a < c else (c < slo and shi < a):
                 # the common case: inside its own lane's lines, as it was
-                self._held[actor] = (road, match.lane, lo, hi, prev[4])
+                self._held[actor] = (road, match.lane, lo, hi, prev[4], prev[5])
                 return []
         try:
             d = 1 if net.lane_direction(road, match.lane) >= 0 else -1
@@ -260,16 +263,17 @@ class EventDetector:
             self._held.pop(actor, None)
             return []
         j = order.index(match.lane)
-        held: dict[tuple[int, int], int] = {}
-        self._held[actor] = (road, match.lane, lo, hi, held)
+        held: dict[tuple[int, int], tuple[int, bool, bool]] = {}
+        self._held[actor] = (road, match.lane, lo, hi, held, d)
         if prev is None:
             # first sight (or back on the map): the box did not cross what it already touches
             for k, ln in enumerate(lines):
                 if lo <= ln.t <= hi:
-                    held[(ln.below, ln.above)] = (2 * (k - j) + 1) * d
+                    held[(ln.below, ln.above)] = ((2 * (k - j) + 1) * d, (match.t < ln.t) == (d > 0), False)
             return []
         before = prev[4]
-        slots = set(before.values())
+        by_slot = {v[0]: v for v in before.values()}
+        d_ref = prev[5] if same else d  # the driving frame the touched lines' directions were stored in
         k_prev = order.index(prev[1]) if same and prev[1] in order else j
         c_prev = 0.5 * (prev[2] + prev[3]) if same else match.t
         out: list[tuple[float, Event]] = []
@@ -277,12 +281,26 @@ class EventDetector:
             # line k lies between lanes k and k + 1 of `order`; its slot counts half lanes from the actor's lane,
             # positive to the left of its driving direction (what survives a change of road)
             key, slot = (ln.below, ln.above), (2 * (k - j) + 1) * d
-            was = (key in before) if same else (slot in slots)
-            if lo <= ln.t <= hi or was and lo - HYST <= ln.t <= hi + HYST:
-                held[key] = slot
-            if was or not slo <= ln.t <= shi:
+            st = before.get(key) if same else by_slot.get(slot)
+            ct = match.t - ln.t
+            side = 1 if ct > HYST else -1 if ct < -HYST else 0  # the centre above (+t) or below the line
+            if st is not None:
+                up, crossed = st[1] == (d_ref > 0), st[2]
+                if side == (1 if up else -1):
+                    crossed = True
+                elif side and crossed:
+                    # the centre came back over the line it had crossed: a crossing the other way
+                    out.append((abs(ln.t - c_prev), self._invasion(actor, match, ln, from_below=not up)))
+                    up = not up
+                if lo - HYST <= ln.t <= hi + HYST:
+                    held[key] = (slot, up == (d > 0), crossed)
                 continue
-            out.append((abs(ln.t - c_prev), self._invasion(actor, match, ln, from_below=k_prev <= k)))
+            if not slo <= ln.t <= shi:
+                continue
+            from_below = k_prev <= k
+            out.append((abs(ln.t - c_prev), self._invasion(actor, match, ln, from_below)))
+            if lo <= ln.t <= hi:
+                held[key] = (slot, from_below == (d > 0), side == (1 if from_below else -1))
         return [ev for _, ev in sorted(out, key=lambda p: p[0])]  # in the order the lines were reached
 
     def _invasion(self, actor: str, match, ln: _Line, from_below: bool) -> Event:

@@ -207,3 +207,14 @@ def test_lane_curvature_and_box_corners_on_a_real_arc(conformance_dir):
         assert len(evs) == expect
         if evs:
             assert evs[0].data["lane"] == -1 and evs[0].data["to_lane"] == -2
+
+
+def test_a_centre_that_gets_over_the_line_and_back_while_the_box_still_touches_it_crosses_twice():
+    net = FakeStraightRoads(nr=2, nl=0)
+    det = EventDetector(net, watch=["ego"])
+    # the line lies at -3.5; the centre wobbles within HYST of it (no crossing), then pulls over and comes back
+    ys = [-1.75, -2.7, -3.52, -3.48, -3.53, -4.0, -3.4, -3.0, -1.75]
+    per_tick = _invasions(det, net, [(10.0 + i, y) for i, y in enumerate(ys)])
+    assert [len(e) for e in per_tick] == [0, 1, 0, 0, 0, 0, 1, 0, 0]
+    back = per_tick[6][0].data
+    assert (back["lane"], back["to_lane"], back["side"], back["centre_across"]) == (-2, -1, "left", True)
