@@ -242,6 +242,12 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
             m.path = None
             if p.times is not None:
                 e.speed = _end_speed(p)  # it goes on at the path's end speed, not at this tick's clamped step
+                over = max(time - float(p.times[-1]), 0.0) * e.speed
+            else:
+                over = max(p.s - p.length, 0.0)
+            # the rest of this tick's step goes on straight from the path's end (as esmini)
+            hp = p.pose(p.length)[3]
+            e.x, e.y = e.x + over * math.cos(hp), e.y + over * math.sin(hp)
             r = locate(net, e.x, e.y, e.z, e.h)
             if r.lane is not None and r.lane.lane:
                 place(e, m, r, net)

@@ -326,3 +326,17 @@ def test_lane_offsets_run_across_the_reference_line_on_a_widening_lane():
         assert (x, y) == (pytest.approx(ref.x, abs=1e-6), pytest.approx(ref.y, abs=1e-6))
         assert x == pytest.approx(s, abs=1e-6) and h == pytest.approx(ref.h, abs=1e-6) and abs(h) > 0.1
         assert t == pytest.approx(y, abs=1e-6)
+
+
+def test_the_rest_of_the_step_past_a_trajectory_end_is_not_lost(tmp_path):
+    # 10 m/s on a 5.25 m path: the tick that reaches its end still covers 0.5 m, the 0.25 m past it straight on
+    traj = _polyline_follow(_vertex(0, 0, -1.75) + _vertex(0, 5.25, -1.75), "position", timed=False)
+    body = event("go", traj, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    stop = trigger("StopTrigger", sim_time(100.0))  # the run goes on after the trajectory
+    eng = engine(tmp_path, scenario(body, init=lane_teleport("Ego", -1, 0, 10), stop=stop))
+    e = eng.entities["Ego"]
+    steps(eng, 11)
+    assert el(eng, "go").state == COMPLETE
+    assert (e.x, e.y) == (pytest.approx(5.5), pytest.approx(-1.75))
+    steps(eng, 10, 11)
+    assert e.x == pytest.approx(10.5) and e.lane.lane == -1  # then it follows its lane at its speed
