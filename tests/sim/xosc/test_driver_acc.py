@@ -115,7 +115,7 @@ def _corpus_ego_diff(conformance_dir: Path, name: str) -> float:
 
 
 def test_acc_test_drives_as_esmini(conformance_dir, monkeypatch):
-    assert _corpus_ego_diff(conformance_dir, "acc-test") < 0.2  # 0.02 m today
+    assert _corpus_ego_diff(conformance_dir, "acc-test") < 0.1  # 0.02 m today
     monkeypatch.delitem(drivers.MODELS, "ACCController")
     assert _corpus_ego_diff(conformance_dir, "acc-test") > 10.0  # the default controller: 68.9 m
 

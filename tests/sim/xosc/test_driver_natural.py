@@ -91,6 +91,6 @@ def test_highway_driver_drives_as_esmini(conformance_dir, monkeypatch):
 
     row = next(r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith("/highway_driver.xosc"))
     res = run_corpus_file(conformance_dir, row)
-    assert res.matches and res.max_diff["Ego"] < 0.5  # 0.14 m today
+    assert res.matches and res.max_diff["Ego"] < 0.1  # 0.012 m today
     monkeypatch.delitem(drivers.MODELS, "NaturalDriver")
     assert run_corpus_file(conformance_dir, row).max_diff["Ego"] > 100.0  # the default controller: 535 m

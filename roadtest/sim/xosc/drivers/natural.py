@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from roadtest.sim.xosc.drivers.acc import LARGE, Delta, _f, mode_of, predicted, road_delta
+from roadtest.sim.xosc.drivers.acc import LARGE, Delta, _f, _seen, mode_of, predicted, road_delta
 from roadtest.sim.xosc.drivers.base import DriverModel
 
 __all__ = ["NaturalDriver"]
@@ -26,7 +26,6 @@ class NaturalDriver(DriverModel):
     """IDM longitudinal control with lane changes on the longitudinal domain (esmini's NaturalDriver)."""
 
     kind = "NaturalDriver"
-    LANE_CHANGE_LAG = 2  # ticks from the decision to the first lateral move (esmini injects, starts, then steps it)
 
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
@@ -49,7 +48,7 @@ class NaturalDriver(DriverModel):
         self.injected = False  # a lane change is running or cooling down
         self.cooldown = self.lc_duration + self.lc_delay
         self.target_lane = 0
-        self.pending: list[int] = []  # [lane, drive calls until its lateral motion starts]
+        self.pending: list[int] = []  # [lane, controller steps until its lateral motion starts]
         self.first = True
         self.available = (0, 0)
         self._pos: dict[str, Any] = {}
@@ -67,8 +66,23 @@ class NaturalDriver(DriverModel):
             return
         if self.mode == "additive" and abs(e.speed - self.current) > 1e-3:
             self.current = e.speed  # an action set the speed: it is respected
-        first, self.first = self.first, False
-        self._survey(engine, e)
+        if self.first:
+            # esmini's player runs one zero-length frame after Init (Frame(0.0)): the controller decides on the
+            # initial positions without changing its speed; a lane change chosen then starts a tick earlier
+            self.first = False
+            self._decide(engine, e, 0.0)
+        self._decide(engine, e, engine.tick)
+        e.speed = self.current
+        if self.pending and self.pending[1] <= 0:
+            self._start_lane_change(engine, self.pending[0])
+            self.pending = []
+        self.default(engine, t_next)
+
+    def _decide(self, engine: Any, e: Any, dt: float) -> None:
+        """One esmini controller step of dt seconds: IDM acceleration, lane-change choice, cooldown, new speed."""
+        self._survey(engine, e, moved=dt > 0)
+        if self.pending:
+            self.pending[1] -= 1
         acc = 0.0
         initiate = False
         if not self.changing:
@@ -84,54 +98,44 @@ class NaturalDriver(DriverModel):
             if self._abort(engine, e):
                 self.target_lane, self.changing = 0, False
             else:
-                self.pending = [self.target_lane, self.LANE_CHANGE_LAG + 1]
+                # esmini injects a LaneChangeAction: started next frame, it first moves the entity the frame after
+                self.pending = [self.target_lane, 2]
                 self.injected = True
         if self.injected:
-            self.cooldown -= engine.tick
+            self.cooldown -= dt
             if self.changing and self.cooldown <= self.lc_delay:
                 self.target_lane, self.changing = 0, False
             if self.cooldown < 0.0:
                 self.cooldown = self.lc_delay + self.lc_duration
                 self.injected = False
-        if not first:  # esmini's reference keeps the speed through the controller's first tick
-            self.current += acc * engine.tick
+        self.current += acc * dt
         if self.current >= self.v0:
             self.current = self.v0
         elif self.current > e.max_speed:
             self.current = e.max_speed
         elif self.current < 0.0:
             self.current = 0.0
-        e.speed = self.current
-        self._start_pending(engine)
-        self.default(engine, t_next)
 
-    def _start_pending(self, engine: Any) -> None:
-        """Start a decided lane change LANE_CHANGE_LAG ticks later, when esmini's injected action first moves it."""
-        if not self.pending:
-            return
-        self.pending[1] -= 1
-        if self.pending[1] > 0:
-            return
-        lane = self.pending[0]
-        self.pending = []
+    def _start_lane_change(self, engine: Any, lane: int) -> None:
+        """Run a sinusoidal LaneChangeAction to `lane` through the engine, as esmini's injected action."""
         from lxml import etree
+
+        from roadtest.sim.xosc.actions import make_action
 
         el = etree.fromstring(
             "<PrivateAction><LateralAction><LaneChangeAction>"
             f'<LaneChangeActionDynamics dynamicsShape="sinusoidal" dynamicsDimension="time" value="{self.lc_duration}"/>'
             f'<LaneChangeTarget><AbsoluteTargetLane value="{lane}"/></LaneChangeTarget>'
             "</LaneChangeAction></LateralAction></PrivateAction>")
-        from roadtest.sim.xosc.actions import make_action
-
         for ra in make_action(el, [self.name], engine):
             ra.start(engine)
-            engine._override(ra)
+            engine._override(ra)  # a running lateral action on the entity ends, as esmini's newer action wins
             engine.running.append((None, ra))
 
     # ------------------------------------------------------------------ surroundings
-    def _survey(self, engine: Any, e: Any) -> None:
+    def _survey(self, engine: Any, e: Any, moved: bool = True) -> None:
         """The nearest vehicle ahead and behind in this lane and the adjacent ones (esmini's vehicles of interest)."""
-        self._pos = {n: predicted(engine, self.name, n) for n in engine.entities}
+        self._pos = {n: predicted(engine, self.name, n) if moved else _seen(engine.entities[n]) for n in engine.entities}
         self._voi = {}
         here = self._pos[self.name]
         lane = here.lane
