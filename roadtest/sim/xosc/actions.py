@@ -7,7 +7,7 @@ from typing import Any
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.xosc.motion import LateralProfile, place, shape_fn
-from roadtest.sim.xosc.positions import parse_position, resolve
+from roadtest.sim.xosc.positions import locate, parse_position, resolve
 
 __all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]
 
@@ -450,6 +450,7 @@ class RuntimeAction:
         m.path_done = self._path_done
         # the entity starts where the trajectory does (esmini puts it there on start; Init may give no other position)
         e.x, e.y, e.z, e.h = self.path.pose(off)
+        e.lane = locate(c.net, e.x, e.y, e.z, e.h).lane
 
     def _path_done(self) -> None:
         self.done = True
