@@ -119,6 +119,20 @@ class _Entry:
 _BY_S_ID = operator.attrgetter("s", "id")
 
 
+class _Lengths(dict):
+    """Actor id -> length, built from the lane index on first use (most ticks never need it)."""
+
+    def __init__(self, idx):
+        super().__init__()
+        self._idx = idx
+
+    def __missing__(self, key):
+        for lst in self._idx.values():
+            for e in lst:
+                self[e.id] = e.length
+        return self[key]
+
+
 def _in_corridor(px: float, py: float, corridor: tuple[float, float, float, float]) -> bool:
     """Whether (px, py) lies on the path an actor at (x, y, h) with speed v covers in CORRIDOR_TIME."""
     x, y, h, v = corridor
@@ -204,7 +218,7 @@ class Traffic:
                            width=2.5 if truck else 1.85, height=3.2 if truck else 1.5, road=road, lane=lane, s=s,
                            dir=self.net.lane_direction(road, lane), speed=0.8 * v0, v0=v0, rng=rng,
                            mobil_clock=(i % 20) * MOBIL_PERIOD / 20)
-        self._pose(v, 0.0)
+        self._pose(v)
         self.vehicles.append(v)
         return v
 
@@ -266,8 +280,9 @@ class Traffic:
         for o in others:
             idx.setdefault((o.road, o.lane), []).append(_Entry(o.s, o.id, o.speed, o.length))
         for lst in idx.values():
-            lst.sort(key=_BY_S_ID)
-        self._keys = {k: [e.s for e in lst] for k, lst in idx.items()}
+            if len(lst) > 1:
+                lst.sort(key=_BY_S_ID)
+        self._keys = {}  # filled lazily by _leader
         return idx
 
     def _next_lane(self, v: TrafficVehicle) -> tuple[str, int] | None:
@@ -280,8 +295,8 @@ class Traffic:
         """(gap to the leader's rear or None, leader speed, leader id) ahead in this lane and its successor."""
         lst = idx.get((road, lane), ())
         keys = self._keys.get((road, lane)) if lst else ()
-        if keys is None or len(keys) != len(lst):  # an index not built by _index this tick
-            keys = [e.s for e in lst]
+        if keys is None or len(keys) != len(lst):  # not looked up yet this tick
+            keys = self._keys[(road, lane)] = [e.s for e in lst]
         if d > 0:
             cand = itertools.islice(lst, bisect.bisect_left(keys, s), None)
         else:
@@ -315,7 +330,7 @@ class Traffic:
     def decide(self, others: Sequence[Obstacle], signals: Mapping[str, str], dt: float) -> None:
         """Accelerations and lane-change choices of every vehicle from one frozen snapshot."""
         idx = self._index(others)
-        lengths = {e.id: e.length for lst in idx.values() for e in lst}
+        lengths = _Lengths(idx)
         # Leaders by lane order: the next entry along the driving direction in the vehicle's own lane.
         lead: dict[str, _Entry] = {}
         for (road, lane), lst in idx.items():
@@ -425,83 +440,98 @@ class Traffic:
     # ---- integration -----------------------------------------------------------------------------
     def integrate(self, dt: float) -> None:
         """Move every vehicle and walker one tick along its lane; leave the network at dead ends."""
-        extents = self.table._extent
-        pose = self._pose
+        tables, lane_table = self._tables, self._lane_table
+        sin, cos, remainder, tau, half_dt, lc_step = math.sin, math.cos, math.remainder, math.tau, 0.5 * dt, dt / LC_TIME
+        dead = False
         for v in self.vehicles:
             if v.lc_target is not None:
-                w = 0.5 * (self.net.lane_width(v.road, v.lane, v.s) + self.net.lane_width(v.road, v.lc_target, v.s))
-                left_of_old = v.lc_target == self.net.neighbours(v.road, v.lane, v.s).get("left", (None,))[0]
-                # Offset of the old centre from the new one, in the road frame (left positive).
-                v.lc_offset0 = (-w if left_of_old else w) * v.dir
-                v.lc_from, v.lane, v.lc_progress, v.next = v.lane, v.lc_target, 0.0, None
-                v.lc_target = None
+                self._start_lane_change(v)
             v0 = v.speed
             speed = v0 + v.accel * dt
             if speed < 0.0:
                 speed = 0.0
             v.accel = (speed - v0) / dt
             v.speed = speed
-            v.s += v.dir * 0.5 * (v0 + speed) * dt
-            if v.lc_progress < 1.0:
-                v.lc_progress = min(1.0, v.lc_progress + dt / LC_TIME)
-                if v.lc_progress >= 1.0:
+            s = v.s = v.s + v.dir * (v0 + speed) * half_dt
+            lcp = v.lc_progress
+            if lcp < 1.0:
+                lcp = v.lc_progress = lcp + lc_step if lcp + lc_step < 1.0 else 1.0
+                if lcp >= 1.0:
                     v.lc_from = None
-            lo, hi = extents.get((v.road, v.lane)) or self.extent(v.road, v.lane)
-            over = v.s - hi if v.dir > 0 else lo - v.s
-            while over > 0 and v.alive:
-                nxt = self._next_lane(v)
-                if nxt is None:
-                    v.alive = False
-                    break
-                d2 = self.net.lane_direction(*nxt)
-                v.road, v.lane, v.dir, v.next = nxt[0], nxt[1], d2, None
-                v.s = self._entry_s(nxt[0], nxt[1], d2) + d2 * over
-                v.lc_progress, v.lc_from = 1.0, None
-                over = -self._remaining(v.road, v.lane, v.s, v.dir)
-            if v.alive:
-                pose(v, dt)
-        alive = [v for v in self.vehicles if v.alive]
-        self._left += len(self.vehicles) - len(alive)
-        self.vehicles = alive
+            ln, first, per_m, last, lo, hi = tables.get((v.road, v.lane)) or lane_table(v.road, v.lane)
+            if (s > hi) if v.dir > 0 else (s < lo):
+                if not self._cross_lane_end(v, s - hi if v.dir > 0 else lo - s):
+                    dead = True
+                    continue
+                s, lcp = v.s, 1.0
+                ln, first, per_m, last, lo, hi = tables.get((v.road, v.lane)) or lane_table(v.road, v.lane)
+            # The pose: the table's samples are evenly spaced (LaneTable samples a linspace), one division finds them.
+            f = (s - first) * per_m
+            i = int(f)
+            i = 0 if i < 0 else last if i > last else i
+            u = f - i
+            u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
+            lx, ly, lz, lh, lt = ln.x, ln.y, ln.z, ln.h, ln.t
+            x = lx[i] + u * (lx[i + 1] - lx[i])
+            y = ly[i] + u * (ly[i + 1] - ly[i])
+            h = lh[i] + u * (lh[i + 1] - lh[i])
+            t = lt[i] + u * (lt[i + 1] - lt[i])
+            if lcp < 1.0:
+                off = v.lc_offset0 * 0.5 * (1.0 + cos(math.pi * lcp))
+                k = off * ln.dir
+                x -= k * sin(h)
+                y += k * cos(h)
+                t += off
+                # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
+                dlat = -v.lc_offset0 * 0.5 * math.pi * sin(math.pi * lcp) / LC_TIME * v.dir
+                h += math.atan2(dlat, speed if speed > 0.1 else 0.1)
+            h = remainder(h, tau)
+            v.yaw_rate = remainder(h - v.h, tau) / dt
+            v.x, v.y, v.z, v.h, v.t = x, y, lz[i] + u * (lz[i + 1] - lz[i]), h, t
+        if dead:
+            alive = [v for v in self.vehicles if v.alive]
+            self._left += len(self.vehicles) - len(alive)
+            self.vehicles = alive
         self.crowd.integrate(dt)
         self.time += dt
 
+    def _start_lane_change(self, v: TrafficVehicle) -> None:
+        w = 0.5 * (self.net.lane_width(v.road, v.lane, v.s) + self.net.lane_width(v.road, v.lc_target, v.s))
+        left_of_old = v.lc_target == self.net.neighbours(v.road, v.lane, v.s).get("left", (None,))[0]
+        # Offset of the old centre from the new one, in the road frame (left positive).
+        v.lc_offset0 = (-w if left_of_old else w) * v.dir
+        v.lc_from, v.lane, v.lc_progress, v.next = v.lane, v.lc_target, 0.0, None
+        v.lc_target = None
+
+    def _cross_lane_end(self, v: TrafficVehicle, over: float) -> bool:
+        """Carry a vehicle `over` m past its lane's end onto its chosen successors; False when it left the network."""
+        while over > 0:
+            nxt = self._next_lane(v)
+            if nxt is None:
+                v.alive = False
+                return False
+            d2 = self.net.lane_direction(*nxt)
+            v.road, v.lane, v.dir, v.next = nxt[0], nxt[1], d2, None
+            v.s = self._entry_s(nxt[0], nxt[1], d2) + d2 * over
+            v.lc_progress, v.lc_from = 1.0, None
+            over = -self._remaining(v.road, v.lane, v.s, v.dir)
+        return True
+
     def _lane_table(self, road: str, lane: int):
-        """(sampled lane, first s, samples per m, last segment) of a lane, fetched once."""
+        """(sampled lane, first s, samples per m, last segment index, s_start, s_end) of a lane, fetched once."""
         key = (road, lane)
         got = self._tables.get(key)
         if got is None:
-            ln = self.table.lane(road, lane, self.extent(road, lane))
+            lo, hi = self.extent(road, lane)
+            ln = self.table.lane(road, lane, (lo, hi))
             n = len(ln.s)
-            got = self._tables[key] = (ln, ln.s[0], (n - 1) / ((ln.s[-1] - ln.s[0]) or 1.0), n - 2)
+            got = self._tables[key] = (ln, ln.s[0], (n - 1) / ((ln.s[-1] - ln.s[0]) or 1.0), n - 2, lo, hi)
         return got
 
-    def _pose(self, v: TrafficVehicle, dt: float) -> None:
-        # The table's samples are evenly spaced (LaneTable samples a linspace), so the segment is one division.
-        ln, first, per_m, last = self._tables.get((v.road, v.lane)) or self._lane_table(v.road, v.lane)
-        f = (v.s - first) * per_m
-        i = int(f)
-        i = 0 if i < 0 else last if i > last else i
-        u = f - i
-        u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
-        lx, ly, lz, lh, lt = ln.x, ln.y, ln.z, ln.h, ln.t
-        x = lx[i] + u * (lx[i + 1] - lx[i])
-        y = ly[i] + u * (ly[i + 1] - ly[i])
-        z = lz[i] + u * (lz[i + 1] - lz[i])
-        h = lh[i] + u * (lh[i + 1] - lh[i])
-        t = lt[i] + u * (lt[i + 1] - lt[i])
-        if v.lc_progress < 1.0:
-            off = v.offset
-            k = off * ln.dir
-            x -= k * math.sin(h)
-            y += k * math.cos(h)
-            t += off
-            # Lateral speed of the cosine profile turned into a heading offset from the lane direction.
-            dlat = -v.lc_offset0 * 0.5 * math.pi * math.sin(math.pi * v.lc_progress) / LC_TIME * v.dir
-            h += math.atan2(dlat, max(v.speed, 0.1))
-        h = math.remainder(h, math.tau)
-        v.yaw_rate = math.remainder(h - v.h, math.tau) / dt if dt > 0 else 0.0
-        v.x, v.y, v.z, v.h, v.t = x, y, z, h, t
+    def _pose(self, v: TrafficVehicle) -> None:
+        """A vehicle's pose on its lane centre, standing (at spawn)."""
+        x, y, z, h, t = self.table.pose(v.road, v.lane, self.extent(v.road, v.lane), v.s)
+        v.x, v.y, v.z, v.h, v.t, v.yaw_rate = x, y, z, h, t, 0.0
 
     def actor_states(self) -> list[ActorState]:
         """The WorldState view of every background actor, with exact lane positions."""
