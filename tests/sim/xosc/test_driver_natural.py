@@ -21,8 +21,9 @@ PROPS = {"desiredSpeed": "20", "desiredDistance": "5", "laneChangeDuration": "2"
 
 
 def _engine(tmp_path: Path, ego: tuple[float, float], lead: tuple[float, float] | None = None,
-            **props: str) -> ScenarioEngine:
-    """Ego (s, speed) in lane -2 under a NaturalDriver; optionally a default-driven Lead (s, speed) ahead in lane -2."""
+            blocker: tuple[float, float] | None = None, **props: str) -> ScenarioEngine:
+    """Ego (s, speed) in lane -2 under a NaturalDriver; optionally a default-driven Lead (s, speed) ahead in lane -2
+    and a Blocker (s, speed) in lane -1."""
     p = "".join(f'<Property name="{k}" value="{v}"/>' for k, v in {**PROPS, **props}.items())
     ctrl = f'<ObjectController><Controller name="NaturalDriver"><Properties>{p}</Properties></Controller></ObjectController>'
     init = lane_teleport("Ego", -2, *ego)
@@ -30,6 +31,9 @@ def _engine(tmp_path: Path, ego: tuple[float, float], lead: tuple[float, float] 
     if lead is not None:
         init += lane_teleport("Lead", -2, *lead)
         ents = ("Ego", "Lead")
+    if blocker is not None:
+        init += lane_teleport("Blocker", -1, *blocker)
+        ents += ("Blocker",)
     text = scenario("", entities=ents, init=init + ACTIVATE, stop=trigger("StopTrigger", sim_time(300)))
     text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
     (tmp_path / "road.xodr").write_text(straight_road(3000.0))
@@ -73,6 +77,21 @@ def test_overtakes_a_slow_lead_and_returns_to_its_route_lane(tmp_path):
     assert lanes[-1] == -2 and not any(r["hit"] for r in rows)
     assert rows[-1]["v"] > 19.0  # and back to its desired speed
     assert min(r["v"] for r in rows[:first_out]) > 12.0  # it pulled out rather than slowing to the lead's 8 m/s
+
+
+def test_waits_for_a_gap_when_the_left_lane_is_occupied(tmp_path):
+    # a car alongside in the left lane would have to brake hard (maxImposedBraking): the Ego slows behind the lead
+    # and pulls out only once the left-lane car has gone by
+    eng = _engine(tmp_path, (50, 12), (100, 8), blocker=(45, 14))
+    rows = []
+    for k in range(int(round(20.0 / TICK))):
+        eng.step(round(k * TICK, 9))
+        ego, lead, blk = eng.entities["Ego"], eng.entities["Lead"], eng.entities["Blocker"]
+        assert not boxes_overlap(ego, lead) and not boxes_overlap(ego, blk)
+        rows.append((ego.lane.lane, ego.x, blk.x, ego.speed))
+    out = next(i for i, r in enumerate(rows) if r[0] == -1)
+    assert rows[out][2] > rows[out][1] + 5.0  # the left-lane car is ahead of the Ego when it pulls out
+    assert min(r[3] for r in rows[:out]) < 11.0  # it slowed for the lead while it waited
 
 
 def test_follows_a_lead_it_cannot_overtake(tmp_path):
