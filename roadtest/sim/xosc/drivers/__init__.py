@@ -23,11 +23,11 @@ ESMINI_KINDS = frozenset({
 
 # kind -> "module:Class" (imported when a scenario activates that kind)
 MODELS: dict[str, str] = {
-    "NaturalDriver": "roadtest.sim.xosc.drivers.natural:NaturalDriver",
     "SloppyDriverController": "roadtest.sim.xosc.drivers.sloppy:SloppyDriver",
     "ALKS_R157SM_Controller": "roadtest.sim.xosc.drivers.alks_r157:ALKSR157",
     "ALKSController": "roadtest.sim.xosc.drivers.alks_r157:ALKS",
     "ACCController": "roadtest.sim.xosc.drivers.acc:ACC",
+    "NaturalDriver": "roadtest.sim.xosc.drivers.natural:NaturalDriver",
     "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
     "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
     "OffroadFollower": "roadtest.sim.xosc.drivers.offroad_follower:OffroadFollower",
