@@ -10,9 +10,10 @@ import math
 import operator
 import random
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from roadtest.sim.api import ActorState
+from roadtest.sim.embedded.car_following import IDM, idm_accel, mobil
 from roadtest.sim.embedded.junctions import JunctionRules
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_lanepos
 from roadtest.sim.embedded.walkers import CROSSING_SHARE, Walker, WalkerCrowd
@@ -33,30 +34,6 @@ DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
 
 
 @dataclass(frozen=True)
-class IDM:
-    """Intelligent Driver Model parameters (Treiber et al. 2000)."""
-
-    a: float = 1.5  # m/s^2, maximum acceleration
-    b: float = 2.0  # m/s^2, comfortable deceleration
-    T: float = 1.5  # s, time headway
-    s0: float = 2.0  # m, jam distance
-    delta: float = 4.0
-    b_safe: float = 4.0  # m/s^2, MOBIL: most braking imposed on a new follower
-    politeness: float = 0.3
-    threshold: float = 0.2  # m/s^2, MOBIL: least advantage worth a change
-    keep_right: float = 0.1  # m/s^2, bias toward the outer lane
-
-
-def idm_accel(v: float, v0: float, gap: float | None, dv: float, p: IDM) -> float:
-    """IDM acceleration at speed v toward v0, with a leader `gap` m ahead closing at dv (v - v_leader)."""
-    a = p.a * (1.0 - (v / v0) ** p.delta) if v0 > 0 else -p.b
-    if gap is not None:
-        s_star = p.s0 + max(0.0, v * p.T + v * dv / (2.0 * math.sqrt(p.a * p.b)))
-        a -= p.a * (s_star / max(gap, 0.1)) ** 2
-    return max(a, -9.0)
-
-
-@dataclass(frozen=True)
 class Obstacle:
     """A non-traffic actor (ego, scenario entity) as traffic sees it on the lane graph."""
 
@@ -66,6 +43,7 @@ class Obstacle:
     s: float
     speed: float  # m/s along its lane's driving direction
     length: float
+    veh: ClassVar[None] = None  # not a background vehicle (as an entry of the lane index)
 
 
 @dataclass(slots=True)
@@ -103,17 +81,13 @@ class TrafficVehicle:
     junction: dict = field(default_factory=dict)  # JunctionRules' bookkeeping: arrival time, stop made
 
     @property
+    def veh(self) -> "TrafficVehicle":
+        """Itself, as an entry of the lane index (an Obstacle's is None)."""
+        return self
+
+    @property
     def offset(self) -> float:
         return 0.0 if self.lc_progress >= 1.0 else self.lc_offset0 * 0.5 * (1.0 + math.cos(math.pi * self.lc_progress))
-
-
-class _Entry:
-    """One actor in a lane's ordered list (slots: built for every actor, every tick)."""
-
-    __slots__ = ("s", "id", "speed", "length", "veh")
-
-    def __init__(self, s: float, id: str, speed: float, length: float, veh: TrafficVehicle | None = None):
-        self.s, self.id, self.speed, self.length, self.veh = s, id, speed, length, veh
 
 
 _BY_S_ID = operator.attrgetter("s", "id")
@@ -271,14 +245,16 @@ class Traffic:
         self.crowd.spawn(pedestrians)
 
     # ---- decision on a frozen snapshot -----------------------------------------------------------
-    def _index(self, others: Sequence[Obstacle]) -> dict[tuple[str, int], list[_Entry]]:
-        idx: dict[tuple[str, int], list[_Entry]] = {}
+    def _index(self, others: Sequence[Obstacle]) -> dict[tuple[str, int], list]:
+        """Every actor by lane, ordered by (s, id): vehicles and obstacles themselves (both have s, id, speed,
+        length and veh), so building it allocates nothing per actor."""
+        idx: dict[tuple[str, int], list] = {}
         for v in self.vehicles:
-            idx.setdefault((v.road, v.lane), []).append(_Entry(v.s, v.id, v.speed, v.length, v))
+            idx.setdefault((v.road, v.lane), []).append(v)
             if v.lc_from is not None and v.lc_progress < 0.5:
-                idx.setdefault((v.road, v.lc_from), []).append(_Entry(v.s, v.id, v.speed, v.length, v))
+                idx.setdefault((v.road, v.lc_from), []).append(v)
         for o in others:
-            idx.setdefault((o.road, o.lane), []).append(_Entry(o.s, o.id, o.speed, o.length))
+            idx.setdefault((o.road, o.lane), []).append(o)
         for lst in idx.values():
             if len(lst) > 1:
                 lst.sort(key=_BY_S_ID)
@@ -317,22 +293,12 @@ class Traffic:
                 return rem + best[0], best[1].speed, best[1].id
         return None, 0.0, None
 
-    def _follower(self, idx, road: str, lane: int, s: float, d: int, me: str) -> _Entry | None:
-        best = None
-        for e in idx.get((road, lane), ()):
-            if e.id != me and (s - e.s) * d > 0 and (best is None or abs(s - e.s) < abs(s - best.s)):
-                best = e
-        return best
-
-    def _acc(self, v_speed: float, v0: float, gap, lead_speed: float) -> float:
-        return idm_accel(v_speed, v0, gap, v_speed - lead_speed, self.p)
-
     def decide(self, others: Sequence[Obstacle], signals: Mapping[str, str], dt: float) -> None:
         """Accelerations and lane-change choices of every vehicle from one frozen snapshot."""
         idx = self._index(others)
         lengths = _Lengths(idx)
         # Leaders by lane order: the next entry along the driving direction in the vehicle's own lane.
-        lead: dict[str, _Entry] = {}
+        lead: dict[str, Any] = {}
         for (road, lane), lst in idx.items():
             last = len(lst) - 1
             for k, e in enumerate(lst):
@@ -378,7 +344,7 @@ class Traffic:
             v.mobil_clock += dt
             if v.mobil_clock >= MOBIL_PERIOD and v.lc_progress >= 1.0:
                 v.mobil_clock -= MOBIL_PERIOD
-                v.lc_target = self._mobil(v, idx, lengths, v.accel, gap, ls)
+                v.lc_target = mobil(self, v, idx, lengths, v.accel)
         self.crowd.decide(idx, others, dt)
 
     def _signal_gap(self, v: TrafficVehicle, signals: Mapping[str, str]) -> float | None:
@@ -395,47 +361,6 @@ class Traffic:
             if dist > -1.0 and ("red" in state or ("yellow" in state and dist > v.speed ** 2 / (2 * self.p.b_safe))):
                 return max(0.1, dist - 0.5 * v.length - 1.0)
         return None
-
-    def _mobil(self, v: TrafficVehicle, idx, lengths, a_now: float, gap_now, lead_now: float) -> int | None:
-        try:
-            nb = self.net.neighbours(v.road, v.lane, v.s)
-        except (KeyError, ValueError, IndexError):
-            return None
-        if self._remaining(v.road, v.lane, v.s, v.dir) < 40.0:
-            return None
-        best, best_gain = None, 0.0
-        for side in ("left", "right"):
-            lane, mark = nb.get(side, (None, None))
-            if lane is None or self.net.lane_type(v.road, lane, v.s) != "driving":
-                continue
-            if self.net.lane_direction(v.road, lane) != v.dir:
-                continue
-            outward = lane * v.lane > 0 and abs(lane) > abs(v.lane)
-            if mark is not None and not mark.crossing_allowed(outward):
-                continue
-            if self._remaining(v.road, lane, v.s, v.dir) < 40.0:
-                continue
-            gap, ls, lid = self._leader(idx, v.road, lane, v.s, v.dir, v.id, None)
-            if gap is not None:
-                gap -= 0.5 * (v.length + lengths[lid])
-                if gap < 1.0:
-                    continue
-            a_new = self._acc(v.speed, v.v0, gap, ls)
-            gain = a_new - a_now
-            f = self._follower(idx, v.road, lane, v.s, v.dir, v.id)
-            if f is not None:
-                fgap = abs(v.s - f.s) - 0.5 * (v.length + f.length)
-                if fgap < 1.0:
-                    continue
-                fv0 = f.veh.v0 if f.veh else max(f.speed, 1.0)
-                a_f_new = self._acc(f.speed, fv0, fgap, v.speed)
-                if a_f_new < -self.p.b_safe:
-                    continue
-                gain += self.p.politeness * (a_f_new - (f.veh.accel if f.veh else 0.0))
-            bias = self.p.keep_right if side == "right" else -self.p.keep_right
-            if gain + bias > self.p.threshold and gain + bias > best_gain:
-                best, best_gain = lane, gain + bias
-        return best
 
     # ---- integration -----------------------------------------------------------------------------
     def integrate(self, dt: float) -> None:
