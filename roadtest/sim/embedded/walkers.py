@@ -127,8 +127,8 @@ class WalkerCrowd:
         """No vehicle (background or not) on the crosswalk's road within GAP_TIME s of it, or on it."""
         half = self._half_length(cw)
         for (road, lane), lst in idx.items():
-            if road != cw.road:
-                continue
+            if road != cw.road or self.net.lane_type(road, lane, cw.s) != "driving":
+                continue  # a scenario pedestrian on the sidewalk is no traffic to wait for
             d = self.net.lane_direction(road, lane)
             for e in lst:
                 ahead = (cw.s - e.s) * d  # distance of the crosswalk's centre ahead of the vehicle

@@ -60,3 +60,26 @@ def test_no_walker_crosses_with_share_zero_and_the_seed_fixes_the_crossings(zebr
     assert _run(net, cw, 40.0, share=0.0)[0] == []
     a, b = _run(net, cw, 40.0, share=1.0), _run(net, cw, 40.0, share=1.0)
     assert a[0] and a[0] == b[0]
+
+
+def test_a_walker_at_the_kerb_waits_for_a_vehicle_that_does_not_yield_to_pass(zebra):
+    """The ego (an obstacle to traffic, under its agent's control) is not assumed to stop: the walker lets it pass."""
+    from roadtest.sim.embedded.traffic import Obstacle
+
+    net, cw = zebra
+    tr = Traffic(net, {"pedestrians": 1, "crossing_share": 1.0}, seed=0)
+    (w,) = tr.walkers
+    w.lane = next(lane for lane in net.lane_ids(cw.road, cw.s) if net.lane_type(cw.road, lane, cw.s) == "sidewalk")
+    w.s, w.dir, w.speed, w.mode = cw.s - 1.0, 1, 1.2, "walk"
+    ego_lane = next(lane for lane in (-1, 1) if net.lane_direction(cw.road, lane) == 1)
+    ego_s, modes = cw.s - 45.0, []
+    for _ in range(int(15 / DT)):
+        ego = Obstacle("hero", cw.road, ego_lane, ego_s, 8.0, 4.5)
+        tr.decide((ego,), {}, DT)
+        tr.integrate(DT)
+        ego_s += 8.0 * DT
+        modes.append((w.mode, ego_s))
+    first_wait = next(i for i, (m, _) in enumerate(modes) if m == "wait")
+    first_cross = next(i for i, (m, _) in enumerate(modes) if m == "cross")
+    assert first_wait < first_cross
+    assert modes[first_cross][1] > cw.s + 2.0, "it started across only once the ego had passed the crosswalk"
