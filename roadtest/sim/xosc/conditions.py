@@ -160,13 +160,13 @@ def rel_distance(ctx: Any, a: Any, b: Any, dtype: str = "cartesian", freespace: 
     if dtype == "longitudinal":
         if freespace:
             fa, ra = a.length / 2 + a.bbox_cx, a.length / 2 - a.bbox_cx
-            fb, rb = _half_extent(b, b.h - a.h)
+            fb, rb = _half_extent(b, a.h - b.h)  # a's forward, seen from b's heading
             v = lon - fa - rb if lon > 0 else lon + ra + fb
             return v if v * lon > 0 else 0.0
         return lon
     if freespace:
         wa = a.width / 2
-        fb, rb = _half_extent(b, b.h - a.h + math.pi / 2)
+        fb, rb = _half_extent(b, a.h + math.pi / 2 - b.h)  # a's left, seen from b's heading
         v = lat - wa - rb if lat > 0 else lat + wa + fb
         return v if v * lat > 0 else 0.0
     return lat

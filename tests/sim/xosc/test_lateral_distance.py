@@ -123,9 +123,6 @@ def test_spring_damps_the_speed_relative_to_the_reference_sideways_speed():
     assert abs(errs[-1]) < 0.03 and max(abs(x) for x in errs) < 0.2
 
 
-@pytest.mark.xfail(reason="roadtest/sim/xosc/conditions.py (not this module): rel_distance's lateral freespace passes "
-                          "b.h - a.h + pi/2 to _half_extent instead of a.h - b.h + pi/2, so a turned box's centre offset "
-                          "counts on the wrong side; keep_lateral_distance's first lane change starts 2 ticks late")
 def test_lateral_freespace_of_a_turned_box_is_its_nearest_corner():
     from roadtest.sim.xosc.conditions import rel_distance
 
