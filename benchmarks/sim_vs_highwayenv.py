@@ -9,6 +9,8 @@ highway-env: highway-v0 with 3 lanes, 20 IDM vehicles, simulation and policy at 
 IDLE with its speed and target speed set to EGO_SPEED, kinematics observation, no rendering (its road is
 10 km long, so its 20 vehicles stay in play too) (episodes that end early are reset; only step() is timed);
 and its simulation core alone (road.act + road.step per tick, no observation), the ratio reported first.
+The three run side by side in one process, BLOCK steps at a time in rotating order, timed by wall clock and by
+process CPU time (the second is less sensitive to other users of a shared machine); medians over rounds.
 
 highway-env is not a roadtest dependency; install it in the benchmark's own environment:
     python3 -m venv --system-site-packages /tmp/hwenv-venv && /tmp/hwenv-venv/bin/pip install highway-env
@@ -18,6 +20,7 @@ highway-env is not a roadtest dependency; install it in the benchmark's own envi
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -32,6 +35,7 @@ VEHICLES = 20
 LANES = 3
 LENGTH = 1000.0
 EGO_START = 50.0  # m along the road
+BLOCK = 50  # steps each side runs per turn
 EGO_SPEED = 14.0  # m/s held by a proportional speed controller: the ego ends near s = 890 m, still on the road
 
 XODR = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -102,28 +106,61 @@ def write_bundle(folder: Path) -> Path:
     return folder
 
 
-def roadtest_run(bundle) -> tuple[float, dict]:
-    """One 60 s run of the built-in simulator; (steps/s, facts about the run)."""
-    from roadtest.sim.api import Control, SimSettings
-    from roadtest.sim.embedded import EmbeddedSimulator
+class _Timed:
+    """Steps run so far with their wall and CPU seconds (CPU time is what other users of the machine take least)."""
 
-    speedo = [{"type": "sensor.speedometer", "id": "speed"}]
-    sim = EmbeddedSimulator().load(bundle, seed=0, settings=SimSettings(tick=1.0 / HZ, max_time=SECONDS))
-    n_bg = sum(a.role == "background" for a in sim.state.actors)
-    t0 = time.perf_counter()
-    steps = 0
-    while not sim.done:
-        v = sim.observe(speedo)["speed"][1]["speed"]
-        err = EGO_SPEED - v
-        sim.step(Control(throttle=min(1.0, max(0.0, 0.5 * err)), brake=min(1.0, max(0.0, -0.5 * err))))
-        steps += 1
-    wall = time.perf_counter() - t0
-    ego = sim.state.ego
-    sim.close()
-    return steps / wall, {"steps": steps, "background_vehicles": n_bg, "ego_end_x": round(ego.x, 1),
-                          "ego_on_road": ego.lane is not None,
-                          "background_at_end": sum(a.role == "background" for a in sim.state.actors),
-                          "collisions": sum(e.kind == "collision" for s in sim.trace.states for e in s.events)}
+    def __init__(self):
+        self.steps, self.wall, self.cpu = 0, 0.0, 0.0
+
+    def run(self, n: int) -> None:
+        """Run up to n more steps, timing them."""
+        t0, c0 = time.perf_counter(), time.process_time()
+        self.steps += self._steps(n)
+        self.wall += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+
+    @property
+    def done(self) -> bool:
+        return self.steps >= STEPS
+
+    def rates(self) -> tuple[float, float]:
+        """(steps per wall second, steps per CPU second)."""
+        return self.steps / self.wall, self.steps / max(self.cpu, 1e-9)
+
+
+class RoadtestRun(_Timed):
+    """One 60 s run of the built-in simulator, stepped in blocks."""
+
+    def __init__(self, bundle):
+        super().__init__()
+        from roadtest.sim.api import Control, SimSettings
+        from roadtest.sim.embedded import EmbeddedSimulator
+
+        self.Control = Control
+        self.speedo = [{"type": "sensor.speedometer", "id": "speed"}]
+        self.sim = EmbeddedSimulator().load(bundle, seed=0, settings=SimSettings(tick=1.0 / HZ, max_time=SECONDS))
+        self.n_bg = sum(a.role == "background" for a in self.sim.state.actors)
+
+    def _steps(self, n: int) -> int:
+        sim, k = self.sim, 0
+        while k < n and not sim.done:
+            v = sim.observe(self.speedo)["speed"][1]["speed"]
+            err = EGO_SPEED - v
+            sim.step(self.Control(throttle=min(1.0, max(0.0, 0.5 * err)), brake=min(1.0, max(0.0, -0.5 * err))))
+            k += 1
+        if sim.done and self.steps + k < STEPS:
+            k = STEPS - self.steps  # ended early: never, but keeps the loop finite
+        return k
+
+    def facts(self) -> dict:
+        sim = self.sim
+        ego = sim.state.ego
+        out = {"steps": self.steps, "background_vehicles": self.n_bg, "ego_end_x": round(ego.x, 1),
+               "ego_on_road": ego.lane is not None,
+               "background_at_end": sum(a.role == "background" for a in sim.state.actors),
+               "collisions": sum(e.kind == "collision" for s in sim.trace.states for e in s.events)}
+        sim.close()
+        return out
 
 
 def make_highway_env(seed: int):
@@ -148,33 +185,42 @@ def reset_highway_env(env, seed: int) -> None:
     ego.speed = ego.target_speed = EGO_SPEED
 
 
-def highway_env_step_run(seed: int) -> tuple[float, int]:
-    """env.step with the IDLE action (kinematics observation included); (steps/s, episodes reset)."""
-    env = make_highway_env(seed)
-    idle = 1  # DiscreteMetaAction: 0 LANE_LEFT, 1 IDLE, 2 LANE_RIGHT, 3 FASTER, 4 SLOWER
-    wall, resets = 0.0, 0
-    for k in range(STEPS):
-        t0 = time.perf_counter()
-        _, _, terminated, truncated, _ = env.step(idle)
-        wall += time.perf_counter() - t0
-        if terminated or truncated:
-            reset_highway_env(env, seed + 1000 + k)
-            resets += 1
-    env.close()
-    return STEPS / wall, resets
+class HighwayStepRun(_Timed):
+    """env.step with the IDLE action (kinematics observation included); early episode ends reset, untimed."""
+
+    def __init__(self, seed: int):
+        super().__init__()
+        self.env, self.seed, self.resets = make_highway_env(seed), seed, 0
+
+    def _steps(self, n: int) -> int:
+        idle = 1  # DiscreteMetaAction: 0 LANE_LEFT, 1 IDLE, 2 LANE_RIGHT, 3 FASTER, 4 SLOWER
+        n = min(n, STEPS - self.steps)
+        for k in range(n):
+            _, _, terminated, truncated, _ = self.env.step(idle)
+            if terminated or truncated:
+                t0, c0 = time.perf_counter(), time.process_time()
+                reset_highway_env(self.env, self.seed + 1000 + self.steps + k)
+                self.resets += 1
+                self.wall -= time.perf_counter() - t0
+                self.cpu -= time.process_time() - c0
+        return n
 
 
-def highway_core_run(seed: int) -> float:
+class HighwayCoreRun(_Timed):
     """highway-env's simulation alone, as env.step runs it: every vehicle acts, then the road integrates."""
-    env = make_highway_env(seed)
-    road = env.unwrapped.road
-    t0 = time.perf_counter()
-    for _ in range(STEPS):
-        road.act()
-        road.step(1.0 / HZ)
-    rate = STEPS / (time.perf_counter() - t0)
-    env.close()
-    return rate
+
+    def __init__(self, seed: int):
+        super().__init__()
+        self.env = make_highway_env(seed)
+        self.road = self.env.unwrapped.road
+
+    def _steps(self, n: int) -> int:
+        n = min(n, STEPS - self.steps)
+        road = self.road
+        for _ in range(n):
+            road.act()
+            road.step(1.0 / HZ)
+        return n
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,28 +238,42 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bundle = load_bundle(write_bundle(Path(tmp) / "bench"))
         for r in range(args.repeats):
-            # Interleaved so that a busy machine slows both sides alike.
-            rate, info = roadtest_run(bundle)
-            ours.append(rate)
+            # The sides advance in turns of BLOCK steps, in rotating order, so a busy machine slows them alike.
+            gc.collect()
+            runs = [RoadtestRun(bundle)] + ([HighwayCoreRun(r), HighwayStepRun(r)] if he is not None else [])
+            turn = 0
+            while not all(x.done for x in runs):
+                for x in runs[turn % len(runs):] + runs[:turn % len(runs)]:
+                    if not x.done:
+                        x.run(BLOCK)
+                turn += 1
+            ours.append(runs[0].rates())
+            info = runs[0].facts()
             if he is not None:
-                core.append(highway_core_run(r))
-                rate_full, n = highway_env_step_run(r)
-                full.append(rate_full)
-                resets += n
+                core.append(runs[1].rates())
+                full.append(runs[2].rates())
+                resets += runs[2].resets
+                runs[1].env.close()
+                runs[2].env.close()
     print(f"workload: 1 ego + {VEHICLES} IDM vehicles, {LANES} lanes x {LENGTH:.0f} m, {SECONDS:.0f} s at {HZ} Hz "
-          f"({STEPS} steps), no rendering; {args.repeats} interleaved rounds")
-    print(f"roadtest embedded : median {statistics.median(ours):8.1f} steps/s (best {max(ours):.1f})  {info}")
+          f"({STEPS} steps), no rendering; {args.repeats} rounds, the sides interleaved in blocks of {BLOCK} steps")
+
+    def rate(xs, i):
+        return f"median {statistics.median(x[i] for x in xs):8.1f} steps/s (best {max(x[i] for x in xs):.1f})"
+
+    print(f"roadtest embedded : wall {rate(ours, 0)}, CPU {rate(ours, 1)}  {info}")
     if he is None:
         print(f"highway-env       : n/a  {why}")
         return 1
-    print(f"highway-env core  : median {statistics.median(core):8.1f} steps/s (best {max(core):.1f})  "
-          f"road.act + road.step, no observation; highway-env {getattr(he, '__version__', '?')}")
-    print(f"highway-env step  : median {statistics.median(full):8.1f} steps/s (best {max(full):.1f})  "
-          f"env.step with kinematics observation; {resets} early episode ends reset")
-    r_core = statistics.median(o / c for o, c in zip(ours, core))
-    r_full = statistics.median(o / f for o, f in zip(ours, full))
-    print(f"ratio (median of rounds): roadtest / highway-env core {r_core:.1f}x; roadtest / highway-env env.step "
-          f"{r_full:.1f}x (target >= 10x)")
+    print(f"highway-env core  : wall {rate(core, 0)}, CPU {rate(core, 1)}  road.act + road.step, no observation; "
+          f"highway-env {getattr(he, '__version__', '?')}")
+    print(f"highway-env step  : wall {rate(full, 0)}, CPU {rate(full, 1)}  env.step with kinematics observation; "
+          f"{resets} early episode ends reset")
+    for i, what in ((0, "wall"), (1, "CPU")):
+        r_core = statistics.median(o[i] / c[i] for o, c in zip(ours, core))
+        r_full = statistics.median(o[i] / f[i] for o, f in zip(ours, full))
+        print(f"ratio by {what:4s} time (median of rounds): roadtest / highway-env core {r_core:.1f}x; "
+              f"roadtest / highway-env env.step {r_full:.1f}x (target >= 10x)")
     return 0
 
 
