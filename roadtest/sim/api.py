@@ -76,7 +76,8 @@ class Event:
     """Something that happened during one tick.
 
     kind: "collision" (actor, other, data: relative_speed m/s, other_kind),
-          "lane_invasion" (actor, data: road, lane, mark type/color, allowed: bool),
+          "lane_invasion" when the actor's box touches a marking line, once per crossing (actor, data: road,
+          lane crossed from, to_lane, side, mark type/color, lane_change, allowed: bool, centre_across, s, t_line),
           "off_road" (actor), "goal_reached" (actor), "stop_trigger" (storyboard ended).
     """
 
