@@ -200,6 +200,8 @@ class Traffic:
         """Replace vehicles that left the network at dead ends, out of sight: REFILL_CLEAR m from every
         non-traffic actor and SPAWN_SPACING m from other vehicles in the lane (keeps the density on small maps)."""
         tries = 0
+        if self._left > 0:  # nor in sight of a walker on or at a crosswalk
+            avoid = list(avoid) + [(w.x, w.y) for w in self.crowd.walkers if w.mode != "walk"]
         while self._left > 0 and self._slots and tries < 20:
             tries += 1
             road, lane, s = self._slots[self.rng.randrange(len(self._slots))]

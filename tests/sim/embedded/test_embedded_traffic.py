@@ -146,3 +146,28 @@ def test_no_spawn_on_the_path_a_storyboard_actor_will_drive():
     assert not _in_corridor(reach + 1.0, 0.0, fast)  # beyond where it gets in that time
     assert not _in_corridor(-10.0, 0.0, fast)  # behind it
     assert not _in_corridor(50.0, 8.0, fast)  # two lanes over
+
+
+def test_leaders_by_lane_order_match_a_search_over_every_actor():
+    """decide() finds leaders from each lane's sorted order; a brute-force search gives the same accelerations."""
+    net = FakeStraightRoads(length=1500.0, nr=3)
+    tr = Traffic(net, {"density": 12}, seed=5)
+    for k in range(int(20 / DT)):
+        others = [Obstacle("ego", "1", -2, 100.0 + 12.0 * DT * k, 12.0, 4.5)]
+        tr.decide(others, {}, DT)
+        if k % 20 == 19:
+            checked = 0
+            for v in tr.vehicles:
+                here = [(u.s, u.speed, u.length) for u in tr.vehicles if u is not v and u.road == v.road and (
+                    u.lane == v.lane or (u.lc_from == v.lane and u.lc_progress < 0.5))]
+                here += [(o.s, o.speed, o.length) for o in others if (o.road, o.lane) == (v.road, v.lane)]
+                ahead = [h for h in here if (h[0] - v.s) * v.dir >= 0]
+                if not ahead:
+                    continue
+                s, speed, length = min(ahead, key=lambda h: abs(h[0] - v.s))
+                gap = abs(s - v.s) - 0.5 * (v.length + length)
+                assert v.accel == pytest.approx(idm_accel(v.speed, v.v0, gap, v.speed - speed, tr.p), abs=1e-9)
+                checked += 1
+            assert checked >= 10
+        tr.integrate(DT)
+    assert any(v.lc_from is not None or v.lane != -1 for v in tr.vehicles)
