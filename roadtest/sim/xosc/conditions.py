@@ -266,17 +266,18 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
             return math.hypot(p.x - e.x, p.y - e.y) < tol
         return reach
     if kind == "DistanceCondition":
+        # compared as an absolute value, as RelativeDistanceCondition below
         v, fs, pos, cs = _f(el, "value"), _b(el, "freespace"), eb.position(el.find("Position")), _cs(el)
         dtype = el.get("relativeDistanceType", "cartesian")
 
         def dist(c: Any, e: Any) -> bool:
-            return compare(c.distance_to_position(e, c.resolve_position(pos, e), dtype, fs, cs), v, rule)
+            return compare(abs(c.distance_to_position(e, c.resolve_position(pos, e), dtype, fs, cs)), v, rule)
         return dist
     if kind == "RelativeDistanceCondition":
         v, fs, ref = _f(el, "value"), _b(el, "freespace"), el.get("entityRef")
         dtype, cs = el.get("relativeDistanceType", "cartesian"), _cs(el)
-        # longitudinal and lateral distances are signed (negative behind / right), as esmini reads them
-        return lambda c, e: compare(rel_distance(c, e, c.snap[ref], dtype, fs, cs), v, rule)
+        # a condition's distance is never negative (OpenSCENARIO 1.x, 6.4 Distances: in R+0; esmini takes fabs too)
+        return lambda c, e: compare(abs(rel_distance(c, e, c.snap[ref], dtype, fs, cs)), v, rule)
     if kind == "TimeHeadwayCondition":
         v, fs, ref, cs = _f(el, "value"), _b(el, "freespace"), el.get("entityRef"), _cs(el)
 

@@ -58,7 +58,7 @@ class Ctx:
 
     def distance_to_position(self, e, r, dtype, fs, cs):
         p = ent("", r.x, r.y, r.h, length=0, width=0)
-        return abs(rel_distance(self, e, p, dtype, fs, cs))
+        return rel_distance(self, e, p, dtype, fs, cs)  # signed: the condition itself must take the absolute value
 
     def standstill_time(self, n):
         return self.still.get(n, 0.0)
@@ -161,8 +161,8 @@ def test_distance_headway_and_ttc():
     assert holds(c, '<RelativeDistanceCondition entityRef="B" relativeDistanceType="cartesianDistance" value="29.9" freespace="false" rule="greaterThan"/>')
     assert holds(c, '<RelativeDistanceCondition entityRef="B" relativeDistanceType="cartesianDistance" value="26.01" freespace="true" rule="lessThan"/>')
     assert holds(c, '<RelativeDistanceCondition entityRef="B" relativeDistanceType="longitudinal" value="26" freespace="true" rule="equalTo"/>')
-    # longitudinal distances are signed: B sees A behind it
-    assert holds(c, '<RelativeDistanceCondition entityRef="A" relativeDistanceType="longitudinal" value="-29" freespace="false" rule="lessThan"/>', "B")
+    # B sees A 30 m behind it: a condition compares the distance, never a negative one
+    assert holds(c, '<RelativeDistanceCondition entityRef="A" relativeDistanceType="longitudinal" value="29" freespace="false" rule="greaterThan"/>', "B")
     # headway = 26 m free space / 10 m/s; ttc = 26 / (10 - 4)
     assert holds(c, '<TimeHeadwayCondition entityRef="B" value="2.59" freespace="true" alongRoute="false" rule="greaterThan"/>')
     assert holds(c, '<TimeHeadwayCondition entityRef="B" value="2.61" freespace="true" alongRoute="false" rule="lessThan"/>')
@@ -170,6 +170,20 @@ def test_distance_headway_and_ttc():
     assert holds(c, ttc.format(26 / 6 + 0.01)) and not holds(c, ttc.format(26 / 6 - 0.01))
     c.snap["B"].speed = 12  # opening: no collision ahead
     assert not holds(c, ttc.format(1000))
+
+
+def test_distance_conditions_compare_absolute_values():
+    # OpenSCENARIO 1.x, 6.4 Distances: distances are in R+0; esmini's conditions compare fabs(distance) too
+    c = Ctx(A=ent("A", 0, 0), B=ent("B", 30, -4))  # B is 30 m ahead of A and 4 m to its right
+    rel = '<RelativeDistanceCondition entityRef="{}" relativeDistanceType="{}" value="{}" freespace="false" rule="{}"/>'
+    assert not holds(c, rel.format("A", "longitudinal", 5, "lessThan"), "B")  # A is 30 m behind B, not within 5 m
+    assert holds(c, rel.format("A", "longitudinal", 29.9, "greaterThan"), "B")
+    assert not holds(c, rel.format("B", "lateral", 0.6, "lessThan"))  # 4 m to the right is not closer than 0.6 m
+    assert holds(c, rel.format("B", "lateral", 3.9, "greaterThan"))
+    assert holds(c, rel.format("B", "lateral", 4, "equalTo"))
+    dist = '<DistanceCondition value="{}" freespace="false" rule="{}" relativeDistanceType="longitudinal"><Position><WorldPosition x="-20" y="0"/></Position></DistanceCondition>'
+    assert not holds(c, dist.format(1, "lessThan"))  # the position is 20 m behind A
+    assert holds(c, dist.format(20, "equalTo"))
 
 
 def test_lateral_and_road_coordinates():
