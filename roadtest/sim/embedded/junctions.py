@@ -1,12 +1,13 @@
-"""Unsignalised junctions for background traffic: who may enter, who waits at the line.
+"""Junction rules for background traffic (signs, arrival order, right before left): who enters, who waits.
 
-A vehicle within APPROACH m (more when fast) of a junction whose approach has no traffic light enters only when no actor
-inside the junction, or too close to stop before it (unless it is too), drives a connecting lane that crosses or merges into its own, and
-no other approaching actor with a crossing path has priority. Priority, in this order: a stop or yield sign
+A vehicle within APPROACH m (more when fast) of a junction, not held by a red light, enters only when no actor
+inside the junction, or too close to stop before it (unless it is too), drives a connecting lane that crosses
+or merges into its own, and no other approaching actor with a crossing path has priority. Priority, in this order: a stop or yield sign
 on one's approach loses to none; an arrival more than ARRIVAL_TIE s earlier wins; then the actor from the
 right wins (from the left where the map drives on the left); then the earlier arrival, then the smaller id.
 When every waiting actor of a junction has stood still for DEADLOCK s with nobody inside, the side rule is
 dropped so the arrival order decides. A stop sign also means a full stop at the line before any of this.
+Lights come first: a vehicle its red light holds takes no part; one on green still yields (permissive turns).
 Junctions whose approaches all meet at narrow angles (motorway merges and splits) are left to car-following.
 """
 
@@ -20,6 +21,7 @@ APPROACH = 40.0  # m before a junction where the rules apply
 ARRIVAL_TIE = 1.0  # s: arrivals closer than this are simultaneous
 DEADLOCK = 3.0  # s all waiting actors stood still before the side rule is dropped
 STOPPED = 0.3  # m/s: a stop at a stop sign
+MOVING = 2.0  # m/s: a non-traffic actor on an approach with a light is taken to have green above this
 CONFLICT_GAP = 1.5  # m: connecting lanes whose centres come this close conflict
 _STOP_TYPES = {"206", "stop", "stop_sign"}
 _YIELD_TYPES = {"205", "yield", "give_way"}
@@ -53,7 +55,7 @@ class _Approach:
 
 
 class JunctionRules:
-    """Yield rules of background vehicles at junctions without traffic lights (see the module docstring)."""
+    """Yield rules of background vehicles at junctions (see the module docstring); lights hold vehicles first."""
 
     def __init__(self, traffic):
         self.tr = traffic
@@ -130,7 +132,7 @@ class JunctionRules:
         return got
 
     # ---- the rule --------------------------------------------------------------------------------
-    def _gather(self, others) -> list[_Approach]:
+    def _gather(self, others, held) -> list[_Approach]:
         tr, now, out = self.tr, self.tr.time, []
         seen: set[str] = set()
         for v in tr.vehicles:
@@ -149,8 +151,8 @@ class JunctionRules:
             if j is None or not self.crossing_junction(j):
                 continue
             light, level, h = self._approach_info(v.road, v.lane)
-            if light:
-                continue
+            if light and v.id in held:
+                continue  # waiting at its red light: not going in
             st = v.junction
             if st.get("j") != j:
                 st.clear()
@@ -178,11 +180,12 @@ class JunctionRules:
                 self._arrivals.pop(o.id, None)
                 continue
             light, level, h = self._approach_info(o.road, o.lane)
-            if light:
-                continue
+            committed = o.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * o.length
+            if light and o.speed < MOVING and not committed:
+                continue  # standing at its light, presumably red
             a = _Approach(o.id, self._junction[succ[0][0]], tuple(succ), rem, o.speed, level,
                           self._arrivals.setdefault(o.id, now), h, False, None, (o.road, o.lane))
-            a.committed = o.speed ** 2 / (2.0 * tr.p.b_safe) > rem - 0.5 * o.length
+            a.committed = committed
             out.append(a)
         for gone in [k for k in self._arrivals if k not in seen]:
             del self._arrivals[gone]
@@ -207,7 +210,7 @@ class JunctionRules:
         """Add stop gaps (vehicle id -> m) for vehicles that must wait before a junction."""
         if not self.active:
             return
-        actors = self._gather(others)
+        actors = self._gather(others, set(stops))  # the stops so far are red and yellow lights
         if not actors:
             self._still.clear()
             return

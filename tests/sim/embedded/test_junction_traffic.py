@@ -156,3 +156,24 @@ def test_vehicle_comes_to_a_full_stop_at_a_stop_sign_before_entering(tmp_path, r
         if hi - v.s < 10.0:
             slowest_before_line = min(slowest_before_line, v.speed)
     assert entered and slowest_before_line < J.STOPPED
+
+
+def test_at_a_junction_with_one_light_the_light_holds_its_approach_and_the_rest_take_turns(tmp_path, repo_root):
+    """red_light_intersection has a light on one arm only: vehicles it holds take no part, on green they negotiate
+    (leaving that arm out of the rules altogether brings overlaps with this seed)."""
+    net = _map(tmp_path, example="red_light_intersection", repo_root=repo_root)
+    lights = [s.id for s in net.signals.values() if s.dynamic]
+    assert lights
+    tr = Traffic(net, {"density": 30}, seed=2)
+    overlaps = set()
+    for k in range(int(40 / DT)):
+        colour = "red" if 5.0 <= k * DT < 20.0 else "green"
+        tr.decide((), {s: colour for s in lights}, DT)
+        tr.integrate(DT)
+        tr.refill([])
+        cars = tr.actor_states()
+        for i, a in enumerate(cars):
+            for b in cars[i + 1:]:
+                if abs(a.x - b.x) < 10 and abs(a.y - b.y) < 10 and _overlap(a, b):
+                    overlaps.add((a.id, b.id))
+    assert not overlaps
