@@ -9,7 +9,9 @@ from typing import Any
 from roadtest.errors import UnsupportedError
 from roadtest.sim.api import LanePos
 
-__all__ = ["EntityState", "build_entity"]
+__all__ = ["EntityState", "build_entity", "UNLIMITED_RATE"]
+
+UNLIMITED_RATE = 1e9  # m/s^2: no acceleration cap, finite so that rate arithmetic stays finite
 
 
 @dataclass
@@ -83,7 +85,8 @@ def build_entity(so: Any, eb: Any) -> tuple[EntityState, Any]:
         e.max_accel = _f(perf, "maxAcceleration", e.max_accel)
         e.max_decel = _f(perf, "maxDeceleration", e.max_decel)
     elif kind == "pedestrian":
-        e.max_speed, e.max_accel, e.max_decel = 3.0, 2.0, 4.0
+        # OpenSCENARIO's Pedestrian has no Performance element: nothing caps how it moves (esmini: unlimited too)
+        e.max_accel = e.max_decel = UNLIMITED_RATE
     front, rear = body.find("Axles/FrontAxle"), body.find("Axles/RearAxle")
     if front is not None and rear is not None:
         wb = _f(front, "positionX", 0.0) - _f(rear, "positionX", 0.0)

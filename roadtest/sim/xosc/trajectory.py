@@ -35,6 +35,26 @@ def _arc(x: float, y: float, h: float, k0: float, k1: float, length: float):
     return out
 
 
+def _peak_times(knots: np.ndarray, k: int, n: int, t: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Time at each parameter u: control point i's time sits where its basis function peaks, linear between peaks.
+
+    This is how esmini times a NURBS (RoadManager NurbsShape); blending times like coordinates would
+    let far control points pull a vertex's time away from the one it is nearest to.
+    """
+    from scipy.interpolate import BSpline
+
+    lo, hi = knots[k], knots[n]
+    grid = np.linspace(lo, hi, max(2000, 200 * n))
+    basis = np.nan_to_num(BSpline(knots, np.eye(n), k, extrapolate=False)(np.minimum(grid, hi - 1e-9)))
+    peaks = np.maximum.accumulate(grid[np.argmax(basis, axis=0)])  # first grid point of each maximum
+    seg = np.clip(np.searchsorted(peaks, u, side="right") - 1, 0, max(0, n - 2))
+    if n < 2:
+        return np.full(len(u), t[0])
+    span = peaks[seg + 1] - peaks[seg]
+    w = np.divide(u - peaks[seg], span, out=np.zeros(len(u)), where=span > 1e-12)
+    return t[seg] + w * (t[seg + 1] - t[seg])
+
+
 def _nurbs(shape: Any, net: Any, entities: dict, file: str):
     """Points (x, y, z, h, time or nan) of a rational B-spline from its control points, weights and knots."""
     from scipy.interpolate import BSpline
@@ -50,12 +70,12 @@ def _nurbs(shape: Any, net: Any, entities: dict, file: str):
         t.append(float(cp.get("time")) if cp.get("time") not in (None, "") else math.nan)
     pts, w, t = np.array(pts), np.array(w), np.array(t)
     k = order - 1
-    hom = np.column_stack([pts * w[:, None], (np.nan_to_num(t) * w)[:, None], w[:, None]])
+    hom = np.column_stack([pts * w[:, None], w[:, None]])
     spl = BSpline(knots, hom, k)
     u = np.linspace(knots[k], knots[len(cps)], max(50, 40 * len(cps)))
     v = spl(u)
-    xyz = v[:, :3] / v[:, 4:5]
-    tt = v[:, 3] / v[:, 4] if not np.isnan(t).any() else np.full(len(u), math.nan)
+    xyz = v[:, :3] / v[:, 3:4]
+    tt = _peak_times(knots, k, len(cps), t, u) if not np.isnan(t).any() else np.full(len(u), math.nan)
     h = np.arctan2(np.gradient(xyz[:, 1]), np.gradient(xyz[:, 0]))
     return [(a[0], a[1], a[2], hh, ti) for a, hh, ti in zip(xyz, h, tt)]
 
