@@ -36,11 +36,7 @@ def _arc(x: float, y: float, h: float, k0: float, k1: float, length: float):
 
 
 def _peak_times(knots: np.ndarray, k: int, n: int, t: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Time at each parameter u: control point i's time sits where its basis function peaks, linear between peaks.
-
-    This is how esmini times a NURBS (RoadManager NurbsShape); blending times like coordinates would
-    let far control points pull a vertex's time away from the one it is nearest to.
-    """
+    """Time at each parameter u: control point i's time sits where its basis function peaks, linear between (as esmini)."""
     from scipy.interpolate import BSpline
 
     lo, hi = knots[k], knots[n]
