@@ -100,6 +100,18 @@ class ScenarioEngine:
     def net(self) -> Any:
         return self.network
 
+    @property
+    def lanes(self) -> LaneCache | None:
+        """Lane tables shared by the default controller and the driver models (None without a map)."""
+        return self._lanes
+
+    def inject_action(self, ra: RuntimeAction) -> None:
+        """Start an action that no storyboard event owns (a driver model's own lane change); it ends the entity's
+        running actions of the same motion domain, as any newer action does."""
+        ra.start(self)
+        self._override(ra)
+        self.running.append((None, ra))
+
     # ------------------------------------------------------------------ load helpers
     def where(self, el: Any) -> tuple[str, int]:
         return where(el, self.file)

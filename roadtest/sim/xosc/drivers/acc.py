@@ -74,11 +74,11 @@ def predicted(engine: Any, me: str, other: str) -> Seen:
         return _seen(o)
     m = engine.motions.get(other)
     step = o.speed * engine.tick
-    if m is not None and m.road is not None and m.lat is None and m.path is None and engine._lanes is not None:
+    if m is not None and m.road is not None and m.lat is None and m.path is None and engine.lanes is not None:
         seen = _seen(o)  # plain lane following: a step along the heading and the lane
         seen.x += step * math.cos(o.h)
         seen.y += step * math.sin(o.h)
-        seen.s += step * m.sdir / engine._lanes.stretch(m.road, m.lane, m.s, m.offset)
+        seen.s += step * m.sdir / engine.lanes.stretch(m.road, m.lane, m.s, m.offset)
         return seen
     if other not in engine.drivers and m is not None and engine.network is not None:
         from roadtest.sim.xosc.motion import advance
@@ -86,7 +86,7 @@ def predicted(engine: Any, me: str, other: str) -> Seen:
         mc = copy.copy(m)
         mc.lat, mc.path, mc.route, mc.path_done = copy.copy(m.lat), copy.copy(m.path), list(m.route), None
         oc = copy.copy(o)
-        advance(engine.network, oc, mc, engine.tick, engine.time + engine.tick, engine._lanes)
+        advance(engine.network, oc, mc, engine.tick, engine.time + engine.tick, engine.lanes)
         return _seen(oc)
     seen = _seen(o)
     seen.x += step * math.cos(o.h)

@@ -164,7 +164,7 @@ class Perception:
             return None, 0.0, 3.5
         try:
             width = self.net.lane_width(lp.road, lp.lane, lp.s)
-            centre = self.engine._lanes.pose(lp.road, lp.lane, lp.s, 0.0)[4] if self.engine._lanes else None
+            centre = self.engine.lanes.pose(lp.road, lp.lane, lp.s, 0.0)[4] if self.engine.lanes else None
             if centre is None:
                 p = self.net.lane_to_world(lp.road, lp.lane, lp.s, 0.0)
                 r = self.net.road_to_world(lp.road, lp.s, 0.0)

@@ -40,7 +40,7 @@ class DriverModel:
         from roadtest.sim.xosc.motion import advance
 
         n = self.name
-        advance(engine.network, engine.entities[n], engine.motions[n], engine.tick, t_next, engine._lanes)
+        advance(engine.network, engine.entities[n], engine.motions[n], engine.tick, t_next, engine.lanes)
 
     def stop(self, engine: Any) -> None:
         """Called when the controller is deactivated or replaced."""

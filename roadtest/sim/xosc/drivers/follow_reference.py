@@ -112,7 +112,7 @@ def _ghost_heading(engine: Any, m: Any, lat: Any, speed: float, dt: float, h: fl
     """
     if lat.dimension == "distance" and not lat.done:
         return h
-    ph = engine._lanes.pose(m.road, m.lane, m.s, m.offset)[3]
+    ph = engine.lanes.pose(m.road, m.lane, m.s, m.offset)[3]
     along = wrap(ph if m.sdir == engine.network.lane_direction(m.road, m.lane) else ph + math.pi)
     if lat.done or lat.shape == "step":
         return along
@@ -189,8 +189,8 @@ class FollowReference(DriverModel):
                 g.speed = e.speed
             odo, still = m.odometer, m.standstill
             h0, lat = g.h, m.lat
-            advance(engine.network, g, m, dt, t_next, engine._lanes)
-            if lat is not None and m.road is not None and engine._lanes is not None and abs(g.speed) > SMALL:
+            advance(engine.network, g, m, dt, t_next, engine.lanes)
+            if lat is not None and m.road is not None and engine.lanes is not None and abs(g.speed) > SMALL:
                 g.h = _ghost_heading(engine, m, lat, g.speed, dt, g.h)
             ref, ref_rate = g, self._ref_rate
             self._ref_rate = wrap(g.h - h0) / dt  # esmini's heading rate lags a tick

@@ -128,9 +128,7 @@ class NaturalDriver(DriverModel):
             f'<LaneChangeTarget><AbsoluteTargetLane value="{lane}"/></LaneChangeTarget>'
             "</LaneChangeAction></LateralAction></PrivateAction>")
         for ra in make_action(el, [self.name], engine):
-            ra.start(engine)
-            engine._override(ra)  # a running lateral action on the entity ends, as esmini's newer action wins
-            engine.running.append((None, ra))
+            engine.inject_action(ra)  # a running lateral action on the entity ends: esmini's newer action wins
 
     # ------------------------------------------------------------------ surroundings
     def _survey(self, engine: Any, e: Any, moved: bool = True) -> None:
