@@ -173,9 +173,12 @@ class JunctionRules:
             except (KeyError, ValueError, IndexError):
                 continue
             rem = hi - o.s if d > 0 else o.s - lo
+            if not 0.0 <= rem <= max(APPROACH, o.speed ** 2 / (2.0 * tr.p.b) + 10.0) or \
+                    self.net.lane_type(o.road, o.lane, o.s) != "driving":
+                self._arrivals.pop(o.id, None)  # far off, or a pedestrian on the sidewalk: no arrival to rank
+                continue
             succ = [n for n in self.net.successors(o.road, o.lane) if self._junction.get(n[0]) is not None
-                    and self.crossing_junction(self._junction[n[0]])] \
-                if 0.0 <= rem <= max(APPROACH, o.speed ** 2 / (2.0 * tr.p.b) + 10.0) else []
+                    and self.crossing_junction(self._junction[n[0]])]
             if not succ:
                 self._arrivals.pop(o.id, None)
                 continue
