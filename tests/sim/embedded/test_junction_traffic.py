@@ -177,3 +177,31 @@ def test_at_a_junction_with_one_light_the_light_holds_its_approach_and_the_rest_
                 if abs(a.x - b.x) < 10 and abs(a.y - b.y) < 10 and _overlap(a, b):
                     overlaps.add((a.id, b.id))
     assert not overlaps
+
+
+def test_a_vehicle_waits_at_the_line_while_the_ego_stands_in_the_junction_across_its_path(crossroads):
+    from roadtest.sim.embedded.traffic import Obstacle
+
+    net = crossroads
+    tr = Traffic(net, {"vehicles": 1}, seed=0)
+    v = tr.vehicles[0]
+    arm = next((r, lane) for r in net.road_ids() if tr.junctions.junction_of(r) is None
+               for lane in (-1, 1) if any(tr.junctions.junction_of(n[0]) for n in net.successors(r, lane)))
+    d = net.lane_direction(*arm)
+    lo, hi = tr.extent(*arm)
+    v.road, v.lane, v.dir, v.next, v.speed = arm[0], arm[1], d, None, 8.0
+    v.s = hi - 35.0 if d > 0 else lo + 35.0
+    mine = tr._next_lane(v)
+    across = next((r, lane) for r in net.road_ids() if tr.junctions.junction_of(r) is not None
+                  for lane in net.lane_ids(r, 0.5 * net.road_length(r)) if lane
+                  and tr.junctions.conflicts(mine, (r, lane)))
+    ego = Obstacle("hero", across[0], across[1], 0.5 * net.road_length(across[0]), 0.0, 4.5)
+    for _ in range(int(10 / DT)):
+        tr.decide((ego,), {}, DT)
+        tr.integrate(DT)
+        assert tr.junctions.junction_of(v.road) is None, "it entered the junction with the ego across its path"
+    assert v.speed < 0.1 and (hi - v.s if d > 0 else v.s - lo) < 10.0  # waiting at the line
+    for _ in range(int(15 / DT)):  # the ego has gone
+        tr.decide((), {}, DT)
+        tr.integrate(DT)
+    assert tr.junctions.junction_of(v.road) is not None or v.road != arm[0]
