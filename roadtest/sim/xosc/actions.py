@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from roadtest.errors import UnsupportedError
+from roadtest.sim.xosc import speed_actions as SA
 from roadtest.sim.xosc.motion import LateralProfile, place, shape_fn
 from roadtest.sim.xosc.positions import locate, parse_position, resolve
 
@@ -236,26 +237,38 @@ class RuntimeAction:
 
     def _start_SpeedProfileAction(self, c: Any) -> None:
         e = c.entities[self.actor]
-        self.entries = [(_f(x, "speed"), _f(x, "time")) for x in self.el.findall("SpeedProfileEntry")]
-        self.seg, self.seg_v0, self.elapsed = 0, e.speed, 0.0
+        self.entries = [(_f(x, "speed"), _f(x, "time", -1.0)) for x in self.el.findall("SpeedProfileEntry")]
+        ref = self.el.find("EntityRef")
+        offset = c.entities[ref.get("entityRef")].speed if ref is not None else 0.0
+        follow = self.el.get("followingMode", "position") == "follow"
+        lim = SA.constraints(self.el.find("DynamicConstraints"), e)
+        self.segments = SA.profile_segments(self.entries, follow, lim, c.time, e.speed, e.accel, offset) if self.entries else []
+        self.seg, self.v = 0, e.speed
+        if not self.segments:
+            self.done = True
 
     def _step_SpeedProfileAction(self, c: Any, dt: float) -> None:
         e = c.entities[self.actor]
-        self.elapsed += dt
-        while self.seg < len(self.entries):
-            v, T = self.entries[self.seg]
-            if self.elapsed < T - 1e-9:
-                e.speed = self.seg_v0 + (v - self.seg_v0) * self.elapsed / T
-                return
-            self.elapsed -= T
-            self.seg_v0 = e.speed = v
-            self.seg += 1
-        self.done = True
+        time, last = c.time + dt, self.segments[-1]
+        if time < last[0] + 10 and not (time > last[0] and abs(self.v - last[1]) < SA.SMALL):
+            self.v, self.seg = SA.profile_speed(self.segments, self.seg, time)
+        if self.seg >= len(self.entries) - 1 and abs(self.v - last[1]) < SA.SMALL:
+            self.v, self.done = last[1], True
+        e.speed = self.v
 
     def _start_LongitudinalDistanceAction(self, c: Any) -> None:
         dc = self.el.find("DynamicConstraints")
-        self.limits = (_f(dc, "maxAcceleration", math.inf), _f(dc, "maxDeceleration", math.inf),
-                       _f(dc, "maxSpeed", math.inf)) if dc is not None else None
+        self.limits = SA.constraints(dc, c.entities[self.actor]) if dc is not None else None
+        self.acc = 0.0
+        disp = self.el.get("displacement", "trailingReferencedEntity")
+        if disp == "any":  # the side it starts on
+            from roadtest.sim.xosc.conditions import rel_distance
+
+            o, e = c.entities[self.el.get("entityRef")], c.entities[self.actor]
+            fs = self.el.get("freespace", "false").lower() == "true"
+            ahead = rel_distance(c, o, e, "longitudinal", fs, self.el.get("coordinateSystem", "entity")) > 0
+            disp = "leadingReferencedEntity" if ahead else "trailingReferencedEntity"
+        self.leading = disp == "leadingReferencedEntity"
 
     def _step_LongitudinalDistanceAction(self, c: Any, dt: float) -> None:
         from roadtest.sim.xosc.conditions import rel_distance
@@ -264,23 +277,22 @@ class RuntimeAction:
         fs = self.el.get("freespace", "false").lower() == "true"
         cs = self.el.get("coordinateSystem", "entity")
         gap = rel_distance(c, o, e, "longitudinal", fs, cs)  # >0: e ahead of o
-        want = _f(self.el, "distance") if self.el.get("distance") else _f(self.el, "timeGap") * o.speed
-        if self.el.get("displacement", "trailingReferencedEntity") != "leadingReferencedEntity":
-            want, gap = -want, gap
+        want = _f(self.el, "distance") if self.el.get("distance") else _f(self.el, "timeGap") * abs(o.speed)
+        if not self.leading:
+            want = -want
         err = gap - want  # >0: too far ahead (slow down); <0: too far behind (speed up)
-        if self.limits is None:
+        if self.el.get("continuous", "false").lower() != "true" and abs(err) < 0.1:
+            self.done = True
+        lim = self.limits
+        if lim is None or (lim.max_accel >= SA.LARGE and lim.max_decel >= SA.LARGE):
             # no constraints: keep the gap exactly, as a rigid link (players move the entity there directly)
             e.speed = o.speed
             m = c.motions[self.actor]
             if m.road is not None:
                 m.s -= err * m.sdir
         else:
-            acc, dec, vmax = self.limits
-            tgt = o.speed - 0.5 * err  # spring to the gap, damped by matching the lead's speed
-            dv = max(-dec * dt, min(acc * dt, tgt - e.speed))
-            e.speed = max(0.0, min(vmax, e.speed + dv))
-        if self.el.get("continuous", "false").lower() != "true" and abs(err) < 0.1:
-            self.done = True
+            self.acc = SA.distance_accel(-err, e.speed - o.speed, self.acc, lim, dt)
+            e.speed = max(-lim.max_speed, min(lim.max_speed, e.speed + self.acc * dt))
 
     def _start_SynchronizeAction(self, c: Any) -> None:
         self.target = parse_position(self.el.find("TargetPosition"), c.file)

@@ -1,0 +1,113 @@
+"""Jerk-limited longitudinal actions: SpeedProfileAction in follow mode and LongitudinalDistanceAction with rates."""
+
+from __future__ import annotations
+
+import pytest
+
+from roadtest.sim.xosc.engine import ScenarioEngine
+from roadtest.sim.xosc.speed_actions import Constraints, profile_segments, profile_speed
+from roadtest.sim.xosc.storyboard import COMPLETE
+
+from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+
+TICK = 0.05
+ENTRIES = [(0.0, 0.0), (10.0, 4.0), (4.0, 4.0), (8.0, 2.0)]  # (speed, duration) as in esmini's speed-profile.xosc
+
+
+def _run(tmp_path, body: str, init: str, entities=("Ego",), ticks: int = 280):
+    (tmp_path / "road.xodr").write_text(straight_road(1000.0))
+    text = scenario(body, entities=entities, init=init).replace(
+        "<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    (tmp_path / "s.xosc").write_text(text)
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    speeds = []
+    for k in range(ticks):
+        eng.step(round(k * TICK, 9))
+        speeds.append({n: e.speed for n, e in eng.entities.items()})
+    return eng, speeds
+
+
+def _profile(mode: str, rates: str = 'maxAccelerationRate="4.0" maxDecelerationRate="3.0"') -> str:
+    entries = "".join(f'<SpeedProfileEntry time="{t}" speed="{v}"/>' for v, t in ENTRIES)
+    return (f'<PrivateAction><LongitudinalAction><SpeedProfileAction followingMode="{mode}">'
+            f'<DynamicConstraints maxAcceleration="5.0" maxDeceleration="10.0" {rates} maxSpeed="50"/>'
+            f'{entries}</SpeedProfileAction></LongitudinalAction></PrivateAction>')
+
+
+def _accels(v: list[float]) -> list[float]:
+    return [(b - a) / TICK for a, b in zip(v, v[1:])]
+
+
+def test_follow_mode_speed_profile_bends_its_ramps_within_the_jerk_limits(tmp_path):
+    body = event("sp", _profile("follow"), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    eng, rows = _run(tmp_path, body, lane_teleport("Ego", -1, 10, 0.0))
+    v = [r["Ego"] for r in rows]
+    acc = _accels(v)
+    jerks = [(b - a) / TICK for a, b in zip(acc, acc[1:])]
+    assert max(jerks) <= 4.0 + 1e-6 and min(jerks) >= -3.0 - 1e-6  # maxAccelerationRate / maxDecelerationRate
+    assert max(acc) <= 2.5 + 1e-6 and min(acc) >= -1.5 - 1e-6  # the ramps' own slopes are never exceeded
+    assert max(v) < 10.0  # the corner at 10 m/s is rounded off, so the peak is not reached
+    assert v[-1] == pytest.approx(8.0) and any(a == pytest.approx(2.0, abs=1e-6) for a in acc)
+    assert next(e for e in eng.elements if e.name == "sp").state == COMPLETE
+
+
+def test_position_mode_speed_profile_hits_each_entry_on_time(tmp_path):
+    body = event("sp", _profile("position"), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    _, rows = _run(tmp_path, body, lane_teleport("Ego", -1, 10, 0.0), ticks=240)
+    v = [r["Ego"] for r in rows]  # row k holds the speed at (k + 1) ticks
+    assert v[79] == pytest.approx(10.0) and v[159] == pytest.approx(4.0) and v[199] == pytest.approx(8.0)
+    assert v[39] == pytest.approx(5.0)  # straight ramps
+
+
+def test_follow_plan_joins_each_ramp_tangentially():
+    c = Constraints(5.0, 10.0, 4.0, 3.0, 50.0)
+    segs = profile_segments(ENTRIES, True, c, 0.0, 0.0)
+    assert segs[0] == (0.0, 0.0, 0.0, 4.0)  # starts jerking up from rest at once
+    for (t, v, k, j), nxt in zip(segs, segs[1:]):
+        dt = nxt[0] - t
+        assert dt >= -1e-9
+        assert v + k * dt + 0.5 * j * dt * dt == pytest.approx(nxt[1], abs=1e-9)  # speed continuous
+        assert k + j * dt == pytest.approx(nxt[2], abs=1e-9)  # acceleration continuous
+    lin = [s for s in segs if s[3] == 0.0]
+    # after the first, the constant-acceleration stretches lie on the entries' ramps: 10 m/s at 4 s, 4 at 8 s, 8 at 10 s
+    assert [round(k, 9) for _, _, k, _ in lin] == [2.5, -1.5, 2.0, 0.0]
+    assert lin[1][1] + lin[1][2] * (4.0 - lin[1][0]) == pytest.approx(10.0)
+    assert lin[2][1] + lin[2][2] * (10.0 - lin[2][0]) == pytest.approx(8.0)
+    assert profile_speed(segs, 0, 20.0)[0] == pytest.approx(8.0)
+
+
+def test_single_target_follow_arrives_on_time_without_jumps_in_acceleration():
+    c = Constraints(5.0, 10.0, 2.0, 2.0, 50.0)
+    segs = profile_segments([(10.0, 8.0)], True, c, 1.0, 2.0)  # 2 -> 10 m/s over 8 s, from t = 1 s
+    assert segs[-1][0] == pytest.approx(9.0) and segs[-1][1] == pytest.approx(10.0) and segs[-1][2] == 0.0
+    for (t, v, k, j), nxt in zip(segs, segs[1:]):
+        dt = nxt[0] - t
+        assert v + k * dt + 0.5 * j * dt * dt == pytest.approx(nxt[1], abs=1e-9)
+        assert k + j * dt == pytest.approx(nxt[2], abs=1e-9)
+
+
+def _distance(rates: str) -> str:
+    return (f'<PrivateAction><LongitudinalAction><LongitudinalDistanceAction entityRef="Lead" freespace="true" '
+            f'continuous="true" timeGap="2.0" coordinateSystem="entity" displacement="any">'
+            f'<DynamicConstraints maxSpeed="30.0" maxDeceleration="3.0" maxAcceleration="3.0" {rates}/>'
+            f'</LongitudinalDistanceAction></LongitudinalAction></PrivateAction>')
+
+
+@pytest.mark.parametrize("rate", [None, 1.0])
+def test_distance_action_spring_respects_acceleration_and_jerk_limits(tmp_path, rate):
+    rates = f'maxAccelerationRate="{rate}" maxDecelerationRate="{rate}"' if rate else ""
+    body = event("d", _distance(rates), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    eng, rows = _run(tmp_path, body, lane_teleport("Ego", -1, 10, 20.0) + lane_teleport("Lead", -1, 60, 10.0),
+                     entities=("Ego", "Lead"), ticks=600)
+    acc = _accels([r["Ego"] for r in rows])
+    assert min(acc) >= -3.0 - 1e-6 and max(acc) <= 3.0 + 1e-6
+    # the rates bound how fast braking or accelerating comes on (easing off is free, as in esmini)
+    jerks = [abs(b - a) / TICK for a, b in zip(acc, acc[1:]) if (b < a and b < 0) or (b > a and b > 0)]
+    if rate:
+        assert max(jerks) <= rate + 1e-6
+    else:
+        assert max(jerks) > 10.0  # no rate limit: the brake comes on within a tick
+    e, lead = eng.entities["Ego"], eng.entities["Lead"]
+    gap = lead.x - e.x - (e.length + lead.length) / 2
+    assert e.speed == pytest.approx(10.0, abs=0.2) and gap == pytest.approx(20.0, abs=1.0)  # 2 s behind at 10 m/s
