@@ -47,6 +47,8 @@ class ScenarioEngine:
         self.controllers: dict[str, dict] = {}
         self.warnings: list[str] = []  # substitutions a user should know of (never silent)
         self.drivers: dict[str, DriverModel] = {}  # entity -> the player-specific model driving it now
+        # entity -> a model a newer controller displaced but left active on the lateral domain (as esmini keeps it)
+        self.lateral_keepers: dict[str, DriverModel] = {}
         for so in self.sc.entities:
             e, ctrl = build_entity(so, self)
             if e.name in self.entities:
@@ -263,7 +265,7 @@ class ScenarioEngine:
             if G.held_back(self, n, time):
                 e.accel, e.yaw_rate = 0.0, 0.0  # the ghosts' head start: only they move before time 0
                 continue
-            if self.hold_unattached_external and self.controlled_externally(n):
+            if self.hold_unattached_external and self.controlled_externally(n) and n not in self.drivers:
                 e.speed, e.accel, e.yaw_rate = 0.0, 0.0, 0.0  # nobody drives it: it waits, as esmini headless
                 self.motions[n].standstill += self.tick
                 continue
@@ -273,6 +275,8 @@ class ScenarioEngine:
                 drv.drive(self, time + self.tick)
             else:
                 advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
+            if n in self.lateral_keepers:
+                self.lateral_keepers[n].steer_after(self)
             e.accel = (e.speed - v0) / self.tick
             e.yaw_rate = wrap(e.h - self.snap[n].h) / self.tick
             if self._track_offroad and self.network is not None and self.motions[n].road is not None:
@@ -466,6 +470,7 @@ class ScenarioEngine:
 
     def assign_controller(self, n: str, ctrl: Any, lat: str | None, lon: str | None) -> None:
         c = self.controllers.setdefault(n, {"xml": ctrl, "lat": False, "long": False})
+        self._claim_lateral(n, lat)
         c["xml"] = ctrl
         c["default"] = _is_default(ctrl)
         if lat is not None:
@@ -478,10 +483,18 @@ class ScenarioEngine:
         c = self.controllers.get(n)
         if c is None:
             return  # activating the default controller
+        self._claim_lateral(n, lat)
         c["default"] = _is_default(c["xml"])
         c["lat"] = True if lat is None else lat.lower() == "true"
         c["long"] = True if lon is None else lon.lower() == "true"
         self._refresh_driver(n)
+
+    def _claim_lateral(self, n: str, lat: str | None) -> None:
+        """A controller activated on the lateral domain ends the displaced one kept there."""
+        keeper = self.lateral_keepers.get(n)
+        if keeper is not None and lat is not None and lat.lower() == "true":
+            keeper.stop(self)
+            del self.lateral_keepers[n]
 
     def _refresh_driver(self, n: str) -> None:
         """Start, keep or stop the driver model of n's controller after an assignment or (de)activation."""
@@ -491,12 +504,17 @@ class ScenarioEngine:
         old = self.drivers.get(n)
         if old is not None and (not active or old.ctrl is not c["xml"] or
                                 (old.lateral, old.longitudinal) != (c["lat"], c["long"])):
-            old.stop(self)
+            if old.ctrl is not c["xml"] and old.lateral and getattr(old, "keeps_lateral_when_displaced", False):
+                self.lateral_keepers[n] = old  # a newly assigned controller leaves it active on the lateral domain
+            else:
+                old.stop(self)
             del self.drivers[n]
             old = None
-        if not active or old is not None or self.controlled_externally(n):
+        if not active or old is not None:
             return
-        cls = model_for(kind)
+        cls = model_for(kind)  # an external kind's model (InteractiveController) drives it when no agent does
+        if cls is None and self.controlled_externally(n):
+            return
         if cls is not None:
             self.drivers[n] = cls(self, n, c["xml"], c["lat"], c["long"])
         elif kind:
