@@ -31,6 +31,7 @@ MODELS: dict[str, str] = {
     "FollowGhostController": "roadtest.sim.xosc.drivers.follow_ghost:FollowGhost",
     "FollowReferenceController": "roadtest.sim.xosc.drivers.follow_reference:FollowReference",
     "OffroadFollower": "roadtest.sim.xosc.drivers.offroad_follower:OffroadFollower",
+    "InteractiveController": "roadtest.sim.xosc.drivers.interactive:InteractiveHeadless",
 }
 
 # kind -> why roadtest refuses it (the reason is part of the load error)
