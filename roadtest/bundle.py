@@ -17,7 +17,7 @@ meta.json keys (all SI units; absent keys mean "not known"):
   rules [{id, params {...}, priority (int, lower = more important), priority_class (str)}],
   governing: {rule id that the expected behaviour follows where rules conflict, or null},
   expect {reach_goal: bool, timeout (s), rules_hold: bool},
-  traffic {density (vehicles/km/lane), pedestrians (int), seed (int)},
+  traffic {density (vehicles/km/lane), pedestrians (int), crossing_share (0-1), seed (int)},
   scene {speed_limit (m/s), signs [{id, road, s, t, side, value, unit, country_code}],
          stop_lines [{road, s, lanes}], crosswalks [{road, s_start, s_end}],
          lights [{id, road, s, phases [{state, duration}]}],

@@ -389,6 +389,7 @@ class Actor(_Model):
 class Traffic(_Model):
     density: float = Field(0.0, ge=0, le=60, description="Background vehicles per km per lane.")
     pedestrians: int = Field(0, ge=0, le=200, description="Background pedestrians.")
+    crossing_share: float = Field(0.3, ge=0, le=1, description="Share of background pedestrians that cross at crosswalks.")
     seed: int = Field(0, ge=0, description="Seed of the background traffic (and of the variant).")
 
 

@@ -37,6 +37,7 @@ SCENARIO = dict(
         {"id": "amb", "kind": "emergency", "place": {"lane": -1, "s": 380}, "speed": 50},
     ],
     rules=["speed_limit", "red_light"],
+    traffic={"density": 5, "pedestrians": 4, "crossing_share": 0.5},
     expect={"timeout": 75},
 )
 
@@ -131,6 +132,7 @@ def test_meta_matches_scenario_and_xodr(bundle):
     assert meta["ego"]["start"] == pytest.approx({"road": "1", "lane": -1, "s": 15.0, "x": 15.0, "y": -1.75, "h": 0.0,
                                                    "user_lane": 1})
     assert meta["expect"]["timeout"] == 75.0
+    assert meta["traffic"] == {"density": 5.0, "pedestrians": 4, "crossing_share": 0.5, "seed": 0}
     assert [r["id"] for r in meta["rules"]] == ["speed_limit", "red_light"]
     assert all(isinstance(r["priority"], int) and r["priority_class"] for r in meta["rules"])
     route = meta["route"]
