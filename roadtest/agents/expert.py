@@ -17,7 +17,7 @@ import numpy as np
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.rules import RuleLimits, rule_limits
-from roadtest.sim.objects_sensor import RoutePath, to_ego_frame
+from roadtest.sim.route_path import RoutePath, to_ego_frame
 
 __all__ = ["ExpertAgent", "Obstacle"]
 

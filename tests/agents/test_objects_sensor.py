@@ -7,7 +7,8 @@ import math
 import pytest
 
 from roadtest.sim.api import ActorState, Environment, WorldState
-from roadtest.sim.objects_sensor import RoutePath, objects_view
+from roadtest.sim.objects_sensor import objects_view
+from roadtest.sim.route_path import RoutePath
 from agents_world import W, FakeStraightNetwork, straight_meta
 
 
