@@ -94,7 +94,8 @@ class ScenarioEngine:
         self.events: list[Event] = []
         self.finished = False
         self.end_reason = ""
-        # an entity handed to an external controller that the caller does not drive stands still
+        # an entity handed to an external controller that the caller does not drive (and roadtest has no headless
+        # model of, see drivers.MODELS) stands still
         self.hold_unattached_external = True
         self._started = False
 
