@@ -56,12 +56,21 @@ def sensor_swapped(mod: types.ModuleType | None) -> Iterator[None]:
     if mod is None:
         yield
         return
-    saved = current.objects_view
-    current.objects_view = mod.objects_view
+    class ViewOnly:
+        """The baseline has no per-run ObjectsSensor: each reading goes through its objects_view."""
+
+        def __init__(self, network, meta):
+            self.network, self.meta = network, meta
+
+        def __call__(self, state, ego_id):
+            return current.objects_view(state, self.network, self.meta, ego_id)
+
+    saved = current.objects_view, current.ObjectsSensor
+    current.objects_view, current.ObjectsSensor = mod.objects_view, ViewOnly
     try:
         yield
     finally:
-        current.objects_view = saved
+        current.objects_view, current.ObjectsSensor = saved
 
 
 def episode(bundle_path: str, mod: types.ModuleType | None, agent: str = "expert") -> tuple[float, int, float, list]:

@@ -22,12 +22,14 @@ def gnss_from_xy(x: float, y: float, z: float) -> dict[str, float]:
     return {"lat": lat, "lon": lon, "alt": z}
 
 
-def _objects(sim, ego) -> dict[str, Any] | None:
-    try:
-        from roadtest.sim.objects_sensor import objects_view
-    except ImportError:  # the agents' module is not in this checkout: the sensor gives nothing
-        return None
-    return objects_view(sim.state, sim.network, sim.meta, ego.id)
+def _objects(sim, ego) -> dict[str, Any]:
+    """The privileged objects reading; the run keeps one ObjectsSensor (its map and meta data are built once)."""
+    sensor = getattr(sim, "objects_sensor", None)
+    if sensor is None:
+        from roadtest.sim.objects_sensor import ObjectsSensor
+
+        sensor = sim.objects_sensor = ObjectsSensor(sim.network, sim.meta)
+    return sensor(sim.state, ego.id)
 
 
 def _xodr_text(sim) -> str:
@@ -65,8 +67,6 @@ def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
             data = {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
         elif kind == "roadtest.objects":
             data = _objects(sim, ego)
-            if data is None:
-                continue
         else:
             raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of sensor.speedometer, "
                             "sensor.other.imu, sensor.other.gnss, roadtest.pose, roadtest.route, roadtest.objects, "
