@@ -91,6 +91,8 @@ class EmbeddedSimulation(Simulation):
             engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick, params=dict(params or {}) or None)
         self.engine = engine
         self.engine.init()
+        if hasattr(self.engine, "begin"):  # an injected test engine may have none
+            self.engine.begin(float(getattr(self.engine, "start_time", 0.0)))
         self.network = engine.network
         self.ego_id = self._find_ego()
         self.time = float(getattr(engine, "start_time", 0.0))  # -HeadStartTime when a ghost runs ahead (esmini's log)

@@ -229,10 +229,21 @@ class ScenarioEngine:
             return None
         return controller_kind(c["xml"]) or (c["xml"].get("name", "") if c["xml"] is not None else "")
 
+    def begin(self, time: float) -> None:
+        """esmini's zero-length first step: the storyboard starts and what triggers at `time` starts (teleports,
+        trajectory starts), nothing moves; the first state a caller records and shows an agent is after it."""
+        self._transitions(time, ())
+
     def step(self, time: float, external: Iterable[str] = frozenset(), events: Iterable[Event] = ()) -> None:
         """One tick: triggers on the snapshot at `time`, storyboard transitions, then motion for one tick."""
-        if self.finished:
+        if not self._transitions(time, events):
             return
+        self._motion(time, external)
+
+    def _transitions(self, time: float, events: Iterable[Event]) -> bool:
+        """Triggers on the snapshot at `time` and the storyboard's transitions; False once the storyboard ended."""
+        if self.finished:
+            return False
         self.time = time
         self.events = list(events)
         self.snap = {n: copy.copy(e) for n, e in self.entities.items()}
@@ -244,7 +255,7 @@ class ScenarioEngine:
             self.finished, self.end_reason = True, "storyboard stop trigger"
             for s in self.stories:
                 s.stop(time, self._on_done)
-            return
+            return False
         for act in (e for e in self.elements if e.kind == "act"):
             if act.state == STANDBY and act.parent.state == RUNNING and act.start_trigger is not None:
                 if act.start_trigger.evaluate(self):
@@ -255,6 +266,10 @@ class ScenarioEngine:
             if ev.state == STANDBY and ev.parent.state == RUNNING:
                 if ev.start_trigger is None or ev.start_trigger.evaluate(self):
                     self._start_event(ev)
+        return True
+
+    def _motion(self, time: float, external: Iterable[str]) -> None:
+        """The running actions and every entity's motion for one tick from `time`."""
         self._update_signals(time + self.tick)
         for _, ra in list(self.running):
             if not ra.done:
