@@ -499,7 +499,7 @@ class ScenarioEngine:
         c = self.controllers.get(n)
         if c is None:
             return  # activating the default controller
-        self._claim_lateral(n, lat)
+        self._claim_lateral(n, "true" if lat is None else lat)  # no lateral attribute: it is activated too
         c["default"] = _is_default(c["xml"])
         c["lat"] = True if lat is None else lat.lower() == "true"
         c["long"] = True if lon is None else lon.lower() == "true"

@@ -118,10 +118,12 @@ def test_an_agent_driving_the_entity_replaces_the_model_and_it_resumes_from_ther
     assert e.x == pytest.approx(30 + sum(10 * 0.999 ** k * TICK for k in range(1, 21))) and e.y == pytest.approx(-2.0)
 
 
-def test_a_displaced_lateral_controller_stays_until_another_takes_the_lateral_domain(tmp_path):
+@pytest.mark.parametrize("activation", ['lateral="true" longitudinal="false"', 'longitudinal="true"'])
+def test_a_displaced_lateral_controller_stays_until_another_takes_the_lateral_domain(tmp_path, activation):
     later = _event("Long", _assign("i2", False, True), trigger("StartTrigger", sim_time(2)))
-    lane = _event("Lat", _assign("d", True, False).replace("InteractiveController", "DefaultController"),
-                 trigger("StartTrigger", sim_time(9)))
+    takeover = _assign("d", True, False).replace("InteractiveController", "DefaultController")
+    takeover = takeover.replace('lateral="true" longitudinal="false"', activation)  # no lateral attribute: it is on too
+    lane = _event("Lat", takeover, trigger("StartTrigger", sim_time(9)))
     eng = _engine(tmp_path, later + lane, init_ctrl=_assign("i", True, False))
     _run(eng, 0, 8)
     e = eng.entities["Ego"]
