@@ -86,7 +86,10 @@ class RuntimeAction:
 
     # ------------------------------------------------------------------ instant actions
     def _start_TeleportAction(self, c: Any) -> None:
-        place(c.entities[self.actor], c.motions[self.actor], resolve(self.pos, c.net, c.entities), c.net)
+        m = c.motions[self.actor]
+        place(c.entities[self.actor], m, resolve(self.pos, c.net, c.entities), c.net)
+        if c.time > 1e-9:  # (at time 0 esmini teleports in its zero-length first frame: the first tick moves it)
+            m.teleported_at = c.time  # esmini moves nothing on the tick it teleports it
         self.done = True
 
     def _start_VisibilityAction(self, c: Any) -> None:

@@ -154,6 +154,7 @@ class Motion:
     end_of_road: float = 0.0
     offroad: float = 0.0
     side_step: float = 0.0  # m an action moves the entity sideways (road frame) on the next advance, out of its step
+    teleported_at: float | None = None  # tick start of a mid-run teleport: the entity stays put for that tick (as esmini)
 
 
 def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
@@ -222,6 +223,9 @@ def _end_speed(p: Path) -> float:
 
 def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
     """Move an entity under the default controller for dt seconds at e.speed."""
+    if m.teleported_at is not None and abs(time - dt - m.teleported_at) < 1e-9:
+        m.teleported_at, m.side_step = None, 0.0
+        return
     cache = cache or LaneCache(net)
     step = e.speed * dt
     side, m.side_step = m.side_step, 0.0

@@ -111,3 +111,18 @@ def test_distance_action_spring_respects_acceleration_and_jerk_limits(tmp_path, 
     e, lead = eng.entities["Ego"], eng.entities["Lead"]
     gap = lead.x - e.x - (e.length + lead.length) / 2
     assert e.speed == pytest.approx(10.0, abs=0.2) and gap == pytest.approx(20.0, abs=1.0)  # 2 s behind at 10 m/s
+
+
+def test_a_mid_run_teleport_holds_the_entity_there_for_that_tick(tmp_path):
+    """esmini marks a teleported entity as moved for the tick: it goes on from the new place on the next one."""
+    tp = ('<PrivateAction><TeleportAction><Position><LanePosition roadId="1" laneId="-1" offset="0" s="10"/>'
+          '</Position></TeleportAction></PrivateAction>')
+    body = (event("tp", tp, trigger("StartTrigger", sim_time(1.0, "greaterOrEqual", edge="none")))
+            + event("later", tp, trigger("StartTrigger", sim_time(100.0))))  # keeps the act (and the run) going
+    eng, _ = _run(tmp_path, body, lane_teleport("Ego", -1, 50, 20.0), ticks=20)  # up to t = 0.95: 19 m moved
+    e = eng.entities["Ego"]
+    assert e.lane.s == pytest.approx(50 + 20 * 20 * TICK)
+    eng.step(1.0)  # teleported on this tick's triggers
+    assert e.lane.s == pytest.approx(10.0) and e.speed == pytest.approx(20.0)
+    eng.step(1.05)
+    assert e.lane.s == pytest.approx(10.0 + 20 * TICK)
