@@ -43,6 +43,15 @@ def _f(el: Any, k: str, d: float = 0.0) -> float:
     return d if v in (None, "") else float(v)
 
 
+def _after(a: Any, b: Any) -> bool:
+    """True when element a comes after element b in the same scenario document."""
+    if a is None or b is None or a.getroottree().getroot() is not b.getroottree().getroot():
+        return False
+    if a.sourceline != b.sourceline:
+        return (a.sourceline or 0) > (b.sourceline or 0)
+    return False
+
+
 class RuntimeAction:
     """One action on one actor (or a global action); `domains` say which motion it owns."""
 
@@ -52,6 +61,7 @@ class RuntimeAction:
         self.el, self.name, self.actor, self.eb = el, name, actor, eb
         self.done = False
         self.started_at = 0.0
+        self.stepped_at: float | None = None
 
     def start(self, c: Any) -> None:
         self.started_at = c.time
@@ -60,6 +70,7 @@ class RuntimeAction:
     def step(self, c: Any, dt: float) -> None:
         fn = getattr(self, "_step_" + self.name, None)
         if fn is not None and not self.done:
+            self.stepped_at = c.time
             fn(c, dt)
 
     def post(self, c: Any) -> None:
@@ -357,8 +368,15 @@ class RuntimeAction:
         m.lane, m.offset, m.lat = lane, start, self.profile
 
     def _step_LaneChangeAction(self, c: Any, dt: float) -> None:
-        if self.profile.done or c.motions[self.actor].lat is not self.profile:
+        m = c.motions[self.actor]
+        if self.profile.done or m.lat is not self.profile:
             self.done = True
+            return
+        # esmini moves a changing lane in this action's own step, in storyboard order: a speed action written after
+        # it has not yet changed this tick's speed
+        later = any(ra.actor == self.actor and "long" in ra.domains and (not ra.done or ra.stepped_at == c.time)
+                    and _after(ra.el, self.el) for _, ra in c.running)
+        m.lat_speed = c.snap[self.actor].speed if later and self.actor in getattr(c, "snap", {}) else None
 
     def _start_LaneOffsetAction(self, c: Any) -> None:
         m = c.motions[self.actor]
@@ -379,7 +397,7 @@ class RuntimeAction:
             T = math.sqrt(6 * dist / amax)
         else:
             T = math.sqrt(4 * dist / amax)
-        self.profile = LateralProfile(m.offset, target, shape, "time", T)
+        self.profile = LateralProfile(m.offset, target, shape, "time", T, lane_offset=True)
         m.lat = self.profile
 
     def _step_LaneOffsetAction(self, c: Any, dt: float) -> None:

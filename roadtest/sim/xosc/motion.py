@@ -41,6 +41,9 @@ class LateralProfile:
     travelled: float = 0.0
     done: bool = False
     continuous: bool = False
+    # esmini's lane offset places the entity before stepping its clock (one tick behind a lane change) and leaves the
+    # default controller its whole step along the road; a lane change takes its sideways metres out of that step
+    lane_offset: bool = False
 
     def duration_like(self) -> tuple[float, float]:
         """(progress so far, total) in the profile's own dimension."""
@@ -154,6 +157,7 @@ class Motion:
     end_of_road: float = 0.0
     offroad: float = 0.0
     side_step: float = 0.0  # m an action moves the entity sideways (road frame) on the next advance, out of its step
+    lat_speed: float | None = None  # speed a lane change moves the entity with this tick (None: its current speed)
     teleported_at: float | None = None  # tick start of a mid-run teleport: the entity stays put for that tick (as esmini)
 
 
@@ -227,7 +231,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         m.teleported_at, m.side_step = None, 0.0
         return
     cache = cache or LaneCache(net)
-    step = e.speed * dt
+    v, m.lat_speed = (m.lat_speed if m.lat_speed is not None and m.lat is not None else e.speed), None
+    step = v * dt
     side, m.side_step = m.side_step, 0.0
     m.odometer += abs(step)
     m.standstill = m.standstill + dt if abs(e.speed) < 1e-4 else 0.0
@@ -270,10 +275,13 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         return
     old = m.offset
     if m.lat is not None and abs(step) > 1e-12:  # a standing entity does not move sideways (esmini waits too)
+        if m.lat.lane_offset:
+            m.offset = m.lat.offset()
         m.lat.elapsed += dt
         m.lat.travelled += abs(step)
-        m.offset = m.lat.offset()
-        if m.lat.dimension != "distance" and m.lat.shape != "step":
+        if not m.lat.lane_offset:
+            m.offset = m.lat.offset()
+        if m.lat.dimension != "distance" and m.lat.shape != "step" and not m.lat.lane_offset:
             # the lateral part of the step is taken out of the longitudinal progress, as esmini moves
             dlat = min(abs(m.offset - old), abs(step))
             step = math.copysign(math.sqrt(step * step - dlat * dlat), step)

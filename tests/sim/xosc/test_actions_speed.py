@@ -8,7 +8,7 @@ from roadtest.sim.xosc.engine import ScenarioEngine
 from roadtest.sim.xosc.speed_actions import Constraints, profile_segments, profile_speed
 from roadtest.sim.xosc.storyboard import COMPLETE
 
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, trigger
 
 TICK = 0.05
 ENTRIES = [(0.0, 0.0), (10.0, 4.0), (4.0, 4.0), (8.0, 2.0)]  # (speed, duration) as in esmini's speed-profile.xosc
@@ -126,3 +126,40 @@ def test_a_mid_run_teleport_holds_the_entity_there_for_that_tick(tmp_path):
     assert e.lane.s == pytest.approx(10.0) and e.speed == pytest.approx(20.0)
     eng.step(1.05)
     assert e.lane.s == pytest.approx(10.0 + 20 * TICK)
+
+
+def _lane_change(seconds: float) -> str:
+    return ('<PrivateAction><LateralAction><LaneChangeAction><LaneChangeActionDynamics dynamicsShape="sinusoidal" '
+            f'dynamicsDimension="time" value="{seconds}"/><LaneChangeTarget><AbsoluteTargetLane value="-1"/>'
+            '</LaneChangeTarget></LaneChangeAction></LateralAction></PrivateAction>')
+
+
+def _progress(tmp_path, speed_first: bool) -> float:
+    at0 = trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none"))
+    lc, sp = event("lc", _lane_change(3.0), at0), event("sp", speed_action(20.0, "linear", "rate", 5.0), at0)
+    eng, _ = _run(tmp_path, sp + lc if speed_first else lc + sp, lane_teleport("Ego", -2, 10, 10.0), ticks=40)
+    return eng.entities["Ego"].lane.s
+
+
+def test_a_lane_change_moves_with_the_speed_a_later_written_speed_action_has_not_yet_changed(tmp_path):
+    """esmini steps actions in storyboard order and a lane change moves its entity in its own step."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, later = _progress(tmp_path / "a", True), _progress(tmp_path / "b", False)
+    # each of the 40 ticks moves on the speed of the tick before: 5 m/s^2 * 0.05 s * 0.05 s less per tick
+    assert first - later == pytest.approx(40 * 5.0 * TICK * TICK, rel=0.02)
+
+
+def test_a_lane_offset_keeps_the_whole_step_along_the_road_and_starts_a_tick_late(tmp_path):
+    lo = ('<PrivateAction><LateralAction><LaneOffsetAction continuous="false"><LaneOffsetActionDynamics '
+          'dynamicsShape="sinusoidal" maxLateralAcc="2.0"/><LaneOffsetTarget><AbsoluteTargetLaneOffset value="1.5"/>'
+          '</LaneOffsetTarget></LaneOffsetAction></LateralAction></PrivateAction>')
+    body = (event("lo", lo, trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+            + event("later", lo, trigger("StartTrigger", sim_time(100.0))))  # keeps the run going
+    eng, _ = _run(tmp_path, body, lane_teleport("Ego", -1, 10, 10.0), ticks=1)
+    e = eng.entities["Ego"]
+    assert e.y == pytest.approx(-1.75)  # placed at the offset of the action's clock before it steps: still 0
+    for k in range(1, 60):
+        eng.step(round(k * TICK, 9))
+    assert e.lane.s == pytest.approx(10.0 + 60 * 10.0 * TICK)  # no metres lost to the sideways move
+    assert e.y == pytest.approx(-1.75 + 1.5)
