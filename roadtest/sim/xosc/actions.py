@@ -304,6 +304,10 @@ class RuntimeAction:
             m = c.motions[self.actor]
             if m.road is not None:
                 m.s -= err * m.sdir
+                if dt <= 0 and c.net is not None:  # in Init nothing moves afterwards: it is there from the start
+                    p = c.net.lane_to_world(m.road, m.lane, m.s, m.offset)
+                    e.x, e.y, e.z = p.x, p.y, p.z
+                    e.lane = locate(c.net, e.x, e.y, e.z, e.h).lane
         else:
             self.acc = SA.distance_accel(-err, e.speed - o.speed, self.acc, lim, dt)
             e.speed = max(-lim.max_speed, min(lim.max_speed, e.speed + self.acc * dt))

@@ -213,6 +213,25 @@ def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], headi
     return best
 
 
+DRIVING_TYPES = frozenset({"driving", "entry", "exit", "onramp", "offramp", "connectingramp", "bidirectional"})
+
+
+def _leave_vanished_lane(net: Any, m: Motion, cache: "LaneCache") -> None:
+    """A lane narrowed to nothing: go to the centre of the closest drivable lane on its side (as esmini's MoveAlongS)."""
+    t = cache.pose(m.road, m.lane, m.s, m.offset)[4]
+    best = None
+    for lane in net.lane_ids(m.road, m.s):
+        if lane * m.lane <= 0 or net.lane_width(m.road, lane, m.s) < 1e-6:
+            continue
+        if net.lane_type(m.road, lane, m.s).lower() not in DRIVING_TYPES:
+            continue
+        d = abs(cache.pose(m.road, lane, m.s, 0.0)[4] - t)
+        if best is None or d < best[0]:
+            best = (d, lane)
+    if best is not None:
+        m.lane, m.offset = best[1], 0.0
+
+
 def _end_speed(p: Path) -> float:
     """Speed over the last timed path segment that takes time (length / time difference)."""
     assert p.times is not None
@@ -314,6 +333,8 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         length = net.road_length(nroad)
         s = over if nd > 0 else length - over
     m.s = s
+    if m.lat is None and m.lane and net.lane_width(m.road, m.lane, s) < 1e-6:
+        _leave_vanished_lane(net, m, cache)
     if not hit_end and ((m.sdir > 0 and s >= length - 1e-6) or (m.sdir < 0 and s <= 1e-6)):
         forward = m.sdir == net.lane_direction(m.road, m.lane)
         hit_end = not (net.successors(m.road, m.lane) if forward else net.predecessors(m.road, m.lane))

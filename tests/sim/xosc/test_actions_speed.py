@@ -163,3 +163,46 @@ def test_a_lane_offset_keeps_the_whole_step_along_the_road_and_starts_a_tick_lat
         eng.step(round(k * TICK, 9))
     assert e.lane.s == pytest.approx(10.0 + 60 * 10.0 * TICK)  # no metres lost to the sideways move
     assert e.y == pytest.approx(-1.75 + 1.5)
+
+
+def test_a_rigid_distance_action_in_init_places_the_entity_before_the_first_tick(tmp_path):
+    dist = ('<PrivateAction><LongitudinalAction><LongitudinalDistanceAction entityRef="Lead" freespace="false" '
+            'continuous="true" distance="7" coordinateSystem="road"/></LongitudinalAction></PrivateAction>')
+    init = lane_teleport("Lead", -1, 50, 10.0) + lane_teleport("Ego", -1, 20, 10.0).replace("</Private>", dist + "</Private>")
+    (tmp_path / "road.xodr").write_text(straight_road(1000.0))
+    text = scenario("", entities=("Ego", "Lead"), init=init).replace(
+        "<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    (tmp_path / "s.xosc").write_text(text)
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    e = eng.entities["Ego"]
+    assert e.x == pytest.approx(43.0) and e.lane.s == pytest.approx(43.0)  # 7 m behind the lead at time 0
+
+
+def _narrowing_road() -> str:
+    """Road 1 along +x with right lanes -1 and -2; lane -2 tapers off to nothing at s = 50."""
+    def lane(i: int, widths: str) -> str:
+        return f'<lane id="{i}" type="driving" level="false"><link/>{widths}</lane>'
+    return f"""<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4" name="t" version="1.0"/>
+<road name="r" length="500" id="1" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="500"><line/></geometry></planView>
+<lanes><laneSection s="0"><center><lane id="0" type="none" level="false"/></center>
+<right>{lane(-1, '<width sOffset="0" a="3.5" b="0" c="0" d="0"/>')}{lane(-2, '<width sOffset="0" a="3.5" b="0" c="0" d="0"/><width sOffset="40" a="3.5" b="-0.35" c="0" d="0"/><width sOffset="50" a="0" b="0" c="0" d="0"/>')}</right>
+</laneSection></lanes></road></OpenDRIVE>
+"""
+
+
+def test_an_entity_leaves_a_lane_that_narrows_to_nothing_for_the_closest_lane_centre(tmp_path):
+    (tmp_path / "road.xodr").write_text(_narrowing_road())
+    text = scenario(event("later", speed_action(10.0), trigger("StartTrigger", sim_time(100.0))),
+                    init=lane_teleport("Ego", -2, 10, 10.0))
+    (tmp_path / "s.xosc").write_text(text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>'))
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    e = eng.entities["Ego"]
+    for k in range(90):  # 45 m: it rides lane -2's centre as the lane tapers, then that lane is gone
+        eng.step(round(k * TICK, 9))
+        if e.x < 49.0:
+            assert e.lane.lane == -2
+    assert e.lane.lane == -1 and e.y == pytest.approx(-1.75)
