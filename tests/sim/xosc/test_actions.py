@@ -7,23 +7,15 @@ import math
 import pytest
 
 from roadtest.sim.api import Event
-from roadtest.sim.xosc.engine import ScenarioEngine
 from roadtest.sim.xosc.storyboard import COMPLETE
 
-from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, teleport, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, teleport, trigger, load_engine
 
 TICK = 0.05
 
 
 def engine(tmp_path, text, road=True):
-    if road:
-        (tmp_path / "road.xodr").write_text(straight_road())
-        text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    p = tmp_path / "s.xosc"
-    p.write_text(text)
-    eng = ScenarioEngine(p, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    return load_engine(tmp_path, text, 500.0 if road else None, TICK)
 
 
 def steps(eng, n, start=0, **kw):

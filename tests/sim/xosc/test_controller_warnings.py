@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from roadtest.sim.xosc import drivers
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import lane_teleport, scenario, sim_time, straight_road, trigger, with_controller
 
 TICK = 0.05
 KIND = "LoomingController"  # an esmini kind; the test removes any model or refusal another module adds for it
@@ -26,7 +26,7 @@ def _doc(tmp_path, props: str):
     text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
     ctrl = f'<ObjectController><Controller name="c"><Properties>{props}</Properties></Controller></ObjectController>'
     p = tmp_path / "s.xosc"
-    p.write_text(text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1))
+    p.write_text(with_controller(text, ctrl))
     return p
 
 

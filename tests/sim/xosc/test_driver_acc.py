@@ -10,7 +10,7 @@ from roadtest.sim.xosc import drivers
 from roadtest.sim.xosc.conditions import boxes_overlap
 from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, trigger, load_engine, with_controller
 
 TICK = 0.05
 ACTIVATE = """<Private entityRef="Ego"><PrivateAction><ControllerAction>
@@ -28,17 +28,11 @@ def _doc(props: dict[str, str], ego: tuple[float, float], lead: tuple[float, flo
         init += lane_teleport("Lead", -1, *lead)
         ents = ("Ego", "Lead")
     text = scenario(body, entities=ents, init=init + ACTIVATE, stop=trigger("StopTrigger", sim_time(300)), actors=actors)
-    return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    return with_controller(text, ctrl)
 
 
 def _engine(tmp_path: Path, text: str, length: float = 3000.0) -> ScenarioEngine:
-    (tmp_path / "road.xodr").write_text(straight_road(length))
-    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    p = tmp_path / "s.xosc"
-    p.write_text(text)
-    eng = ScenarioEngine(p, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    return load_engine(tmp_path, text, length, TICK)
 
 
 def _run(eng: ScenarioEngine, seconds: float) -> list[tuple[float, float, bool]]:
@@ -146,7 +140,7 @@ def test_a_lead_on_the_next_road_is_measured_along_the_lanes(tmp_path):
     ctrl = '<ObjectController><Controller name="ACCController"><Properties/></Controller></ObjectController>'
     text = scenario("", entities=("Ego", "Lead", "Oncoming"), init=lane_teleport("Ego", -1, 50, 30) + put("Lead", 2, -1, 40)
                     + put("Oncoming", 2, 1, 20) + ACTIVATE, stop=trigger("StopTrigger", sim_time(10)))
-    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    text = with_controller(text, ctrl)
     (tmp_path / "road.xodr").write_text(_curve_map())
     text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
     (tmp_path / "s.xosc").write_text(text)

@@ -13,7 +13,7 @@ from roadtest.sim.xosc.conditions import boxes_overlap
 from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.drivers.alks_r157 import ALKS, ALKSR157
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, teleport, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, teleport, trigger, load_engine, with_controller
 
 TICK = 0.05
 G = 9.81
@@ -36,7 +36,7 @@ def _cut_in_doc(ctrl: str, target_s: float = 75.0) -> str:
             <ActivateControllerAction longitudinal="true" lateral="false"/></ControllerAction></PrivateAction></Private>"""
     text = scenario(event("CutIn", change, trigger("StartTrigger", sim_time(1.0))), entities=("Ego", "Target"),
                     init=init, stop=trigger("StopTrigger", sim_time(8)), actors=("Target",))
-    return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    return with_controller(text, ctrl)
 
 
 def _follow_doc(ctrl: str, lane: int = -1) -> str:
@@ -47,17 +47,11 @@ def _follow_doc(ctrl: str, lane: int = -1) -> str:
         <PrivateAction><ControllerAction><ActivateControllerAction longitudinal="true" lateral="false"/>
         </ControllerAction></PrivateAction></Private>"""
     text = scenario("", entities=("Ego", "Lead"), init=init, stop=trigger("StopTrigger", sim_time(60)), actors=("Lead",))
-    return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    return with_controller(text, ctrl)
 
 
 def _engine(tmp_path: Path, text: str, length: float = 500.0) -> ScenarioEngine:
-    (tmp_path / "road.xodr").write_text(straight_road(length))
-    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    p = tmp_path / "s.xosc"
-    p.write_text(text)
-    eng = ScenarioEngine(p, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    return load_engine(tmp_path, text, length, TICK)
 
 
 def _run(eng: ScenarioEngine, seconds: float) -> dict[str, list[float]]:
@@ -150,7 +144,7 @@ def test_without_a_map_the_model_measures_along_the_ego_heading(tmp_path):
         <PrivateAction><ControllerAction><ActivateControllerAction longitudinal="true" lateral="false"/>
         </ControllerAction></PrivateAction></Private>"""
     text = scenario("", entities=("Ego", "Lead"), init=init, stop=trigger("StopTrigger", sim_time(60)), actors=("Lead",))
-    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{_ctrl(model='Regulation')}</ScenarioObject>", 1)
+    text = with_controller(text, _ctrl(model='Regulation'))
     (tmp_path / "s.xosc").write_text(text)
     eng = ScenarioEngine(tmp_path / "s.xosc", tick=TICK)
     eng.init()

@@ -10,7 +10,7 @@ from roadtest.sim.xosc import drivers
 from roadtest.sim.xosc.conditions import boxes_overlap
 from roadtest.sim.xosc.drivers.natural import NaturalDriver
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import lane_teleport, scenario, sim_time, trigger, load_engine, with_controller
 
 TICK = 0.05
 ACTIVATE = """<Private entityRef="Ego"><PrivateAction><ControllerAction>
@@ -35,14 +35,8 @@ def _engine(tmp_path: Path, ego: tuple[float, float], lead: tuple[float, float] 
         init += lane_teleport("Blocker", -1, *blocker)
         ents += ("Blocker",)
     text = scenario("", entities=ents, init=init + ACTIVATE, stop=trigger("StopTrigger", sim_time(300)))
-    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
-    (tmp_path / "road.xodr").write_text(straight_road(3000.0))
-    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    path = tmp_path / "s.xosc"
-    path.write_text(text)
-    eng = ScenarioEngine(path, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    text = with_controller(text, ctrl)
+    return load_engine(tmp_path, text, 3000.0, TICK)
 
 
 def _run(eng: ScenarioEngine, seconds: float) -> list[dict]:

@@ -10,7 +10,7 @@ from roadtest.errors import ScenarioError
 from roadtest.sim.xosc import drivers
 from roadtest.sim.xosc.drivers.sloppy import MT19937, EsminiRand, SloppyDriver
 from roadtest.sim.xosc.engine import ScenarioEngine
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger, with_controller
 
 TICK = 0.05
 KIND = "SloppyDriverController"
@@ -42,7 +42,7 @@ def _doc(tmp_path, props: str, lat: bool = True, lon: bool = True, body: str = "
     ctrl = (f'<ObjectController><Controller name="sloppy"><Properties><Property name="esminiController" value="{KIND}"/>'
             f'{props}</Properties></Controller></ObjectController>')
     p = tmp_path / "s.xosc"
-    p.write_text(text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1))
+    p.write_text(with_controller(text, ctrl))
     return p
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.xosc import drivers
-from roadtest.sim.xosc.engine import ScenarioEngine, controller_kind
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+from roadtest.sim.xosc.engine import controller_kind
+from xosc_docs import event, lane_teleport, scenario, sim_time, trigger, load_engine, with_controller
 
 TICK = 0.05
 
@@ -36,17 +36,11 @@ def _doc(ctrl: str, body: str = "") -> str:
     text = scenario(body, init=lane_teleport("Ego", -1, 10, 10) + """<Private entityRef="Ego"><PrivateAction>
         <ActivateControllerAction longitudinal="true" lateral="true"/></PrivateAction></Private>""",
                     stop=trigger("StopTrigger", sim_time(10)))
-    return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{ctrl}</ScenarioObject>", 1)
+    return with_controller(text, ctrl)
 
 
 def _engine(tmp_path, text):
-    (tmp_path / "road.xodr").write_text(straight_road())
-    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    p = tmp_path / "s.xosc"
-    p.write_text(text)
-    eng = ScenarioEngine(p, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    return load_engine(tmp_path, text, tick=TICK)
 
 
 def _x_after(eng, seconds):

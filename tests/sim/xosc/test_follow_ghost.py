@@ -12,7 +12,7 @@ from roadtest.sim.api import SimSettings
 from roadtest.sim.embedded.simulator import EmbeddedSimulation
 from roadtest.sim.xosc.engine import ScenarioEngine
 from roadtest.sim.xosc.ghost import Trail
-from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, speed_action, straight_road, trigger, with_controller
 
 TICK = 0.05
 HEAD = 2.0
@@ -42,7 +42,7 @@ def _doc(mode: str = "position") -> str:
     text = scenario(body, entities=("Ego", "Other"),
                     init=lane_teleport("Ego", -1, 20, 0) + ACTIVATE + lane_teleport("Other", 2, 100, 0),
                     stop=trigger("StopTrigger", sim_time(12.0)))
-    text = text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{_controller(mode)}</ScenarioObject>", 1)
+    text = with_controller(text, _controller(mode))
     return text.replace("</ManeuverGroup>", "</ManeuverGroup>" + other, 1)
 
 

@@ -10,23 +10,16 @@ from lxml import etree
 
 from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.actions import RuntimeAction
-from roadtest.sim.xosc.engine import ScenarioEngine
 from roadtest.sim.xosc.motion import Motion
 from roadtest.sim.xosc.storyboard import COMPLETE
 
-from xosc_docs import event, lane_teleport, scenario, sim_time, straight_road, trigger
+from xosc_docs import event, lane_teleport, scenario, sim_time, trigger, load_engine
 
 TICK = 0.05
 
 
 def engine(tmp_path, text):
-    (tmp_path / "road.xodr").write_text(straight_road(length=1000.0))
-    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
-    p = tmp_path / "s.xosc"
-    p.write_text(text)
-    eng = ScenarioEngine(p, seed=0, tick=TICK)
-    eng.init()
-    return eng
+    return load_engine(tmp_path, text, 1000.0, TICK)
 
 
 def lat_distance(distance: float, *, continuous: bool = False, freespace: bool = False,

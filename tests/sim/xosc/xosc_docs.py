@@ -83,3 +83,23 @@ def lane_teleport(name: str, lane: int, s: float, speed: float | None = None, of
     sp = "" if speed is None else speed_action(speed)
     return f"""<Private entityRef="{name}"><PrivateAction><TeleportAction><Position>
       <LanePosition roadId="1" laneId="{lane}" s="{s}" offset="{offset}"/></Position></TeleportAction></PrivateAction>{sp}</Private>"""
+
+
+def with_controller(text: str, object_controller: str) -> str:
+    """The document with an ObjectController element (its XML) on the first ScenarioObject."""
+    return text.replace("</Vehicle></ScenarioObject>", f"</Vehicle>{object_controller}</ScenarioObject>", 1)
+
+
+def load_engine(tmp_path, text: str, road_length: float | None = 500.0, tick: float = 0.05):
+    """Write the document (beside a straight road of `road_length` m unless None) and return its ScenarioEngine
+    after Init."""
+    from roadtest.sim.xosc.engine import ScenarioEngine
+
+    if road_length is not None:
+        (tmp_path / "road.xodr").write_text(straight_road(road_length))
+        text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    path = tmp_path / "s.xosc"
+    path.write_text(text)
+    eng = ScenarioEngine(path, seed=0, tick=tick)
+    eng.init()
+    return eng
