@@ -136,6 +136,20 @@ class Model:
             self.note(f"mode {self.mode} -> {mode}")
             self.mode = mode
 
+    def enter_critical(self) -> None:
+        """Critical from now on; the reaction time starts counting when it was not critical already."""
+        if self.mode != CRITICAL:
+            self.rt_counter = self.rt
+        self.set_mode(CRITICAL)
+
+    def reacting(self) -> float | None:
+        """Within the reaction time the model only stops accelerating: this tick's speed then, else None."""
+        if self.rt_counter > 0.0:
+            self.acc = min(self.acc, 0.0)
+            self.rt_counter -= self.dt
+            return self.v + self.acc * self.dt
+        return None
+
     def note(self, msg: str) -> None:
         self.log.append(f"{self.world.time:.2f}s {self.name}: {msg}" if self.world is not None else msg)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from roadtest.sim.xosc.drivers.alks_models import (
-    CRITICAL, CUT_IN, DECELERATION, LARGE, NO_TARGET, SMALL, TARGET_IN_SIGHT, G, Model, ObjectInfo, Regulation,
+    CUT_IN, DECELERATION, LARGE, NO_TARGET, SMALL, TARGET_IN_SIGHT, G, Model, ObjectInfo, Regulation,
     ReferenceDriver, sign_of,
 )
 
@@ -39,18 +39,15 @@ class RSS(Model):
             v, rt, a, d = self.v, self.rt, self.max_acc, self.max_dec
             safe = v * rt + a * rt ** 2 / 2 + (v + rt * a) ** 2 / (2 * d) - self.world.speed(f.obj) ** 2 / (2 * d)
             if f.dist_long < safe:
-                if self.mode != CRITICAL:
-                    self.rt_counter = self.rt
-                self.set_mode(CRITICAL)
+                self.enter_critical()
                 return True
         self.set_mode(TARGET_IN_SIGHT)
         return False
 
     def react_critical(self) -> float:
-        if self.rt_counter > 0:
-            self.acc = min(self.acc, 0.0)
-            self.rt_counter -= self.dt
-            return self.v + self.acc * self.dt
+        waiting = self.reacting()
+        if waiting is not None:
+            return waiting
         # esmini bounds this with +max_dec (no bound at all); roadtest stops the ramp at -max_dec
         self.acc = max(self.acc - 12.65 * self.dt, -self.max_dec)
         return max(self.v + self.acc * self.dt, 0.0)
@@ -127,18 +124,15 @@ class FSM(Model):
             if self.cfs + self.pfs < SMALL:
                 self.set_mode(TARGET_IN_SIGHT)
                 return False
-            if self.mode != CRITICAL:
-                self.rt_counter = self.rt
-            self.set_mode(CRITICAL)
+            self.enter_critical()
             return True
         self.set_mode(TARGET_IN_SIGHT)
         return False
 
     def react_critical(self) -> float:
-        if self.rt_counter > 0.0:
-            self.acc = min(self.acc, 0.0)
-            self.rt_counter -= self.dt
-            return self.v + self.acc * self.dt
+        waiting = self.reacting()
+        if waiting is not None:
+            return waiting
         acc = self.cfs * (self.br_max - self.br_min) + self.br_min if self.cfs > SMALL else self.pfs * self.br_min
         self.acc = max(max(self.acc - 12.65 * self.dt, -self.max_dec), -acc)
         return max(self.v + self.acc * self.dt, 0.0)
