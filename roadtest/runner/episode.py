@@ -146,7 +146,7 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
     trace.info.setdefault("seed", seed)
     trace.info["agent"] = agent_name
     if trace_csv:
-        trace.write_csv(trace_csv)
+        trace.write_csv(trace_csv, getattr(sim, "network", None))
     return trace
 
 

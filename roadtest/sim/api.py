@@ -244,20 +244,32 @@ class Trace:
             raw = gzip.decompress(raw)
         return cls.from_dict(json.loads(raw))
 
-    def write_csv(self, path: str | Path) -> None:
-        """Every entity's state each tick: time,entity,x,y,z,h,speed,lane,s,t (esmini_reference columns)."""
-        import csv
+    def write_csv(self, path: str | Path, network: Any = None) -> None:
+        """Every entity's state each tick: time,entity,x,y,z,h,speed,lane,s,t (esmini_reference columns).
 
+        Positions are each entity's reference point, as OpenSCENARIO players write them: the states hold
+        bounding-box centres, moved back by info["bbox_cx"]; with the road network, lane, s and t are those
+        of the reference point too (else of the centre)."""
+        import csv
+        import math
+
+        cx_of = self.info.get("bbox_cx") or {}
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time", "entity", "x", "y", "z", "h", "speed", "lane", "s", "t"])
             for st in self.states:
                 for a in st.actors:
+                    cx = float(cx_of.get(a.id, 0.0) or 0.0)
+                    x, y = a.x - cx * math.cos(a.h), a.y - cx * math.sin(a.h)
                     ln = a.lane
-                    w.writerow(
-                        [f"{st.time:.3f}", a.id, f"{a.x:.3f}", f"{a.y:.3f}", f"{a.z:.3f}", f"{a.h:.4f}",
-                         f"{a.speed:.3f}", ln.lane if ln else "", f"{ln.s:.3f}" if ln else "", f"{ln.t:.3f}" if ln else ""]
-                    )
+                    lane, s, t = (ln.lane, ln.s, ln.t) if ln else (None, None, None)
+                    if cx and ln is not None and network is not None:
+                        m = network.locate(x, y, a.h)
+                        if m is not None:
+                            lane, s, t = m.lane, m.s, m.t
+                    w.writerow([f"{st.time:.3f}", a.id, f"{x:.3f}", f"{y:.3f}", f"{a.z:.3f}", f"{a.h:.4f}",
+                                f"{a.speed:.3f}", "" if lane is None else lane, "" if s is None else f"{s:.3f}",
+                                "" if t is None else f"{t:.3f}"])
 
 
 @dataclass(frozen=True)
