@@ -281,13 +281,14 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
     if kind == "TimeHeadwayCondition":
         v, fs, ref, cs = _f(el, "value"), _b(el, "freespace"), el.get("entityRef"), _cs(el)
 
-        dtype = el.get("relativeDistanceType") or ("longitudinal" if _b(el, "alongRoute") else "cartesian")
+        # alongRoute (deprecated) picks the road system only; the distance type stays euclidean unless named (1.1+)
+        dtype = el.get("relativeDistanceType") or "euclidianDistance"
 
         def thw(c: Any, e: Any) -> bool:
             o = c.snap[ref]
             d = rel_distance(c, e, o, dtype, fs, cs)
-            if dtype not in ("longitudinal", "lateral") and rel_distance(c, e, o, "longitudinal", False, "entity") < 0:
-                d = -d  # a straight-line distance still counts as negative when the other is behind
+            if dtype not in ("longitudinal", "lateral") and rel_distance(c, e, o, "longitudinal", fs, "entity") < 0:
+                d = -d  # negative when the other is behind (with freespace: wholly behind, a gap between, as esmini)
             if d < 0 or e.speed <= EPS:
                 return False  # headway is undefined behind the entity or when it stands: no rule holds (as esmini)
             return compare(d / e.speed, v, rule)
@@ -305,7 +306,7 @@ def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]
                 closing = e.speed - o.speed * math.cos(o.h - e.h)
             else:
                 p = c.resolve_position(pos, e)
-                d = c.distance_to_position(e, p, "longitudinal", False, cs)
+                d = c.distance_to_position(e, p, "longitudinal", fs, cs)
                 closing = e.speed
             if d <= EPS or closing <= EPS:
                 return False  # no time to collision when not closing in: no rule holds (as esmini)

@@ -172,6 +172,30 @@ def test_distance_headway_and_ttc():
     assert not holds(c, ttc.format(1000))
 
 
+
+def test_time_to_collision_towards_a_position_honours_freespace():
+    # esmini's TrigByTimeToCollision passes the condition's freespace for a position target too
+    c = Ctx(A=ent("A", 0, speed=10))  # front bumper 2 m ahead of the reference point
+    ttc = ('<TimeToCollisionCondition value="2.9" freespace="{}" alongRoute="false" rule="lessThan">'
+           '<TimeToCollisionConditionTarget><Position><WorldPosition x="30" y="0"/></Position>'
+           '</TimeToCollisionConditionTarget></TimeToCollisionCondition>')
+    assert holds(c, ttc.format("true"))  # 28 m from the bumper at 10 m/s: 2.8 s
+    assert not holds(c, ttc.format("false"))  # 30 m from the reference point: 3.0 s
+
+
+@pytest.mark.parametrize("bx, want", [(6.0, 0.25), (-1.0, 0.15), (-6.0, None)])
+def test_time_headway_along_route_measures_the_euclidean_free_space_gap(bx, want):
+    """alongRoute (deprecated) means the road system; the distance type stays euclidean (1.1+ default, as esmini)."""
+    a = ent("A", 0, 0, speed=10, lane=LanePos("1", -1, 100.0, -1.75))
+    b = ent("B", bx, 3.5, lane=LanePos("1", -2, 100.0 + bx, 1.75))  # one lane to the left: 1.5 m free sideways
+    c = Ctx(A=a, B=b)
+    thw = '<TimeHeadwayCondition entityRef="B" value="{}" freespace="true" alongRoute="true" rule="{}"/>'
+    if want is None:  # wholly behind: headway undefined, no rule holds
+        assert not holds(c, thw.format(100, "lessThan")) and not holds(c, thw.format(0, "greaterThan"))
+        return
+    # 6 m ahead: sqrt(2^2 + 1.5^2) = 2.5 m free; alongside (boxes overlap lengthwise): the 1.5 m sideways gap
+    assert holds(c, thw.format(want - 0.01, "greaterThan")) and holds(c, thw.format(want + 0.01, "lessThan"))
+
 def test_distance_conditions_compare_absolute_values():
     # OpenSCENARIO 1.x, 6.4 Distances: distances are in R+0; esmini's conditions compare fabs(distance) too
     c = Ctx(A=ent("A", 0, 0), B=ent("B", 30, -4))  # B is 30 m ahead of A and 4 m to its right
