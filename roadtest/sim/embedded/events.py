@@ -70,34 +70,35 @@ def overlapping_pairs(boxes: Sequence[Box]) -> list[tuple[int, int]]:
     n = len(boxes)
     if n < 2:
         return []
-    radius: dict[tuple[float, float], float] = {}
-    r = []
-    for b in boxes:
-        key = (b.length, b.width)
-        rb = radius.get(key)
-        if rb is None:
-            rb = radius[key] = 0.5 * math.hypot(b.length, b.width) + 1e-6
-        r.append(rb)
+    hypot = math.hypot
+    r = [0.5 * hypot(b.length, b.width) + 1e-6 for b in boxes]
     xs = [b.x for b in boxes]
     order = sorted(range(n), key=xs.__getitem__)
+    xo = [xs[i] for i in order]
     rmax = max(r)
     ext: dict[int, tuple[float, float]] = {}
     out = []
-    for a_pos, i in enumerate(order):
-        bi, ri, xi = boxes[i], r[i], xs[i]
-        for j in order[a_pos + 1:]:
-            dx = xs[j] - xi
-            if dx > ri + rmax:
-                break
-            bj = boxes[j]
-            dy = bj.y - bi.y
-            reach = ri + r[j]
-            if dx * dx + dy * dy > reach * reach:
-                continue
-            ei = ext.get(i) or ext.setdefault(i, _extents(bi))
-            ej = ext.get(j) or ext.setdefault(j, _extents(bj))
-            if dx <= ei[0] + ej[0] and abs(dy) <= ei[1] + ej[1] and boxes_overlap(bi, bj):
-                out.append((i, j) if i < j else (j, i))
+    for a_pos in range(n - 1):
+        xi = xo[a_pos]
+        i = order[a_pos]
+        ri = r[i]
+        bound = ri + rmax
+        if not xo[a_pos + 1] - xi > bound:  # the common case (no neighbour within reach) costs this one test
+            bi = boxes[i]
+            for p in range(a_pos + 1, n):
+                dx = xo[p] - xi
+                if dx > bound:
+                    break
+                j = order[p]
+                bj = boxes[j]
+                dy = bj.y - bi.y
+                reach = ri + r[j]
+                if dx * dx + dy * dy > reach * reach:
+                    continue
+                ei = ext.get(i) or ext.setdefault(i, _extents(bi))
+                ej = ext.get(j) or ext.setdefault(j, _extents(bj))
+                if dx <= ei[0] + ej[0] and abs(dy) <= ei[1] + ej[1] and boxes_overlap(bi, bj):
+                    out.append((i, j) if i < j else (j, i))
     return sorted(out)
 
 

@@ -162,22 +162,24 @@ class LaneTable:
         """(s, road-frame offset from the centre, lane heading, width, road-frame t) of a point near s_guess on
         this lane's centre; None when its foot falls outside the searched stretch or the lane's ends."""
         ln = self.lane(road, lane, extent)
-        ss = ln.s
+        ss, lx, ly = ln.s, ln.x, ln.y
         i0 = bisect.bisect_right(ss, s_guess) - 1
-        best = None
-        for i in range(max(0, i0 - reach), min(len(ss) - 1, i0 + reach + 1)):
-            ax, ay, bx, by = ln.x[i], ln.y[i], ln.x[i + 1], ln.y[i + 1]
-            dx, dy = bx - ax, by - ay
-            L2 = dx * dx + dy * dy
-            u = ((x - ax) * dx + (y - ay) * dy) / L2 if L2 > 0 else 0.0
-            uc = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
-            px, py = ax + uc * dx, ay + uc * dy
-            d2 = (x - px) ** 2 + (y - py) ** 2
-            if best is None or d2 < best[0]:
-                best = (d2, i, u, uc, dx, dy, L2)
-        if best is None:
+        lo, hi = max(0, i0 - reach), min(len(ss) - 1, i0 + reach + 1)
+        if lo >= hi:
             return None
-        _, i, u, uc, dx, dy, L2 = best
+        best = None
+        i = u = uc = dx = dy = L2 = 0
+        ax, ay = lx[lo], ly[lo]
+        for k in range(lo, hi):
+            bx, by = lx[k + 1], ly[k + 1]
+            ex, ey = bx - ax, by - ay
+            m2 = ex * ex + ey * ey
+            v = ((x - ax) * ex + (y - ay) * ey) / m2 if m2 > 0 else 0.0
+            vc = 0.0 if v < 0.0 else 1.0 if v > 1.0 else v
+            d2 = (x - (ax + vc * ex)) ** 2 + (y - (ay + vc * ey)) ** 2
+            if best is None or d2 < best:
+                best, i, u, uc, dx, dy, L2 = d2, k, v, vc, ex, ey, m2
+            ax, ay = bx, by
         if (u < 0.0 and i == 0) or (u > 1.0 and i == len(ss) - 2) or u != uc and (i in (i0 - reach, i0 + reach)):
             return None
         s = ss[i] + uc * (ss[i + 1] - ss[i])

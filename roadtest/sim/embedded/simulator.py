@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -21,7 +22,7 @@ from roadtest.sim.api import (
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
 from roadtest.sim.embedded.events import DRIVABLE, EventDetector
-from roadtest.sim.embedded.lanes import LaneTable, make_actor
+from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.road.api import LaneMatch
@@ -40,6 +41,7 @@ _KINDS = {
     "miscobject": "static", "obstacle": "static", "barrier": "static", "pole": "static", "tree": "static",
 }
 _TRUE = {"true", "1", "on", "yes"}
+_PARAM_FIELDS = ("max_steer", "wheelbase", "max_speed", "max_accel", "max_decel")  # what params_from_entity reads
 
 
 def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = None,
@@ -98,6 +100,8 @@ class EmbeddedSimulation(Simulation):
         self.time = float(getattr(engine, "start_time", 0.0))  # -HeadStartTime when a ghost runs ahead (esmini's log)
         self.frame = 0
         self._bike: BicycleState | None = None
+        self._params_key: tuple | None = None
+        self._params = None
         self._engine_events: list[Event] = []
         self._ego_match = None
         self._scene = {str(a.get("id")): a for a in (self.meta.get("scene") or {}).get("actors", []) if a.get("id")}
@@ -157,7 +161,11 @@ class EmbeddedSimulation(Simulation):
             e = self.engine.entities[self.ego_id]
             if self._bike is None:
                 self._bike = BicycleState(x=e.x, y=e.y, h=e.h, speed=e.speed)
-            params = params_from_entity(e, friction=self.engine.environment.friction)
+            friction = self.engine.environment.friction
+            key = (friction,) + tuple(getattr(e, k, None) for k in _PARAM_FIELDS)
+            if key != self._params_key:  # the limits change only when the entity or the road's friction does
+                self._params_key, self._params = key, params_from_entity(e, friction=friction)
+            params = self._params
             new_ego = step_bicycle(self._bike, control, params, dt)
         else:
             self._bike = None
@@ -204,32 +212,44 @@ class EmbeddedSimulation(Simulation):
     def _build_state(self, _events) -> WorldState:
         actors: list[ActorState] = []
         missing: list[int] = []
+        ego_id, kinds, cos, sin = self.ego_id, self._kinds, math.cos, math.sin
+        ego_k, ego_fields = -1, None
         for name, e in self.engine.entities.items():
             if not getattr(e, "active", True):
                 continue
-            kind, siren = self._kind(name, e)
-            c, s = math.cos(e.h), math.sin(e.h)
+            kind, siren = kinds.get(name) or self._kind(name, e)
+            h, speed = e.h, e.speed
+            c, s = cos(h), sin(h)
             cx = float(getattr(e, "bbox_cx", 0.0) or 0.0)
             lane = e.lane
             if lane is not None and (cx or not isinstance(lane, LanePos)):
-                lane = self._centre_lanepos(lane, cx, e.h)
+                lane = self._centre_lanepos(lane, cx, h)
+            fields = {"id": name, "role": "ego" if name == ego_id else (getattr(e, "role", "scenario") or "scenario"),
+                      "kind": kind, "x": e.x + cx * c, "y": e.y + cx * s, "z": e.z, "h": h, "speed": speed,
+                      "vx": speed * c, "vy": speed * s, "ax": e.accel, "ay": speed * e.yaw_rate, "yaw_rate": e.yaw_rate,
+                      "length": e.length, "width": e.width, "height": e.height, "lane": lane, "siren": siren,
+                      "visible": bool(getattr(e, "visible", True))}
+            if name == ego_id:
+                ego_k, ego_fields = len(actors), fields
+                actors.append(None)  # made below, once its lane is known
+                continue
             if lane is None:
                 missing.append(len(actors))
-            actors.append(make_actor(
-                id=name, role="ego" if name == self.ego_id else (getattr(e, "role", "scenario") or "scenario"),
-                kind=kind, x=e.x + cx * c, y=e.y + cx * s, z=e.z, h=e.h, speed=e.speed, vx=e.speed * c, vy=e.speed * s,
-                ax=e.accel, ay=e.speed * e.yaw_rate, yaw_rate=e.yaw_rate, length=e.length, width=e.width,
-                height=e.height, lane=lane, siren=siren, visible=bool(getattr(e, "visible", True))))
+            actors.append(actor_from_fields(fields))
         ego_match = None
+        if ego_fields is not None:
+            f = ego_fields
+            if self.network is not None:
+                ego_match = self._track_xyh(f["x"], f["y"], f["h"]) or self.network.locate(
+                    f["x"], f["y"], f["h"], hint=self._ego_match)
+                if f["lane"] is None:
+                    if ego_match is not None:
+                        m = ego_match
+                        f["lane"] = make_lanepos(m.road, m.lane, m.s, m.t)
+                    else:
+                        bisect.insort(missing, ego_k)
+            actors[ego_k] = actor_from_fields(f)
         if self.network is not None:
-            for k, a in enumerate(actors):
-                if a.id == self.ego_id:
-                    ego_match = self._track(a) or self.network.locate(a.x, a.y, a.h, hint=self._ego_match)
-                    if k in missing:
-                        missing.remove(k)
-                        if ego_match is not None:
-                            m = ego_match
-                            actors[k] = make_actor(**{**a.__dict__, "lane": LanePos(m.road, m.lane, m.s, m.t)})
             self._ego_match = ego_match
         if missing and self.network is not None:
             matches = self.network.locate_many(np.array([[actors[i].x, actors[i].y] for i in missing]))
@@ -246,7 +266,7 @@ class EmbeddedSimulation(Simulation):
             new, current = self.detector.collisions(boxes, first=self.ego_id)
             events.extend(new)
             self._engine_events = current
-            ego = next((a for a in actors if a.id == self.ego_id), None)
+            ego = actors[ego_k] if ego_k >= 0 else None
             if ego is not None and self.network is not None:
                 events.extend(self.detector.road_events(ego.id, ego_match, ego.length, ego.width,
                                                         self._curvature(ego_match)))
@@ -260,12 +280,16 @@ class EmbeddedSimulation(Simulation):
     def _track(self, a: ActorState):
         """The ego's LaneMatch from its last one when it is still inside that lane (a local projection on the
         tabulated lane centre); None when a global locate is needed (lane left, lane end, off the road)."""
+        return self._track_xyh(a.x, a.y, a.h)
+
+    def _track_xyh(self, x: float, y: float, h_ego: float):
+        """_track on a bare pose (the tick builds the ego's ActorState after its lane is known)."""
         m = self._ego_match
         if m is None or not m.on_road or m.lane_type not in DRIVABLE or self._lanes is None:
             return None
         try:
             ext = self._lanes.extent(m.road, m.lane)
-            p = self._lanes.project(m.road, m.lane, ext, a.x, a.y, m.s)
+            p = self._lanes.project(m.road, m.lane, ext, x, y, m.s)
         except Exception:  # noqa: BLE001 - anything odd about this lane: the global locate decides
             return None
         if p is None:
@@ -274,7 +298,7 @@ class EmbeddedSimulation(Simulation):
         if abs(offset) > 0.5 * width - 0.05 or not ext[0] + 0.5 <= s <= ext[1] - 0.5:
             return None
         return LaneMatch(road=m.road, lane=m.lane, s=s, t=t, offset=offset,
-                         heading_diff=math.remainder(a.h - h, math.tau), lane_type=m.lane_type, on_road=True,
+                         heading_diff=math.remainder(h_ego - h, math.tau), lane_type=m.lane_type, on_road=True,
                          junction=m.junction)
 
     def _curvature(self, m) -> float:
