@@ -43,6 +43,17 @@ def _f(el: Any, k: str, d: float = 0.0) -> float:
     return d if v in (None, "") else float(v)
 
 
+def _vel_s(c: Any, e: Any) -> float:
+    """e's speed along its road's s axis (signed as its speed); its plain speed off the road network."""
+    if e.lane is None or c.network is None:
+        return e.speed
+    try:
+        h = c.network.road_to_world(e.lane.road, e.lane.s, e.lane.t).h
+    except Exception:  # noqa: BLE001 - a road the network cannot place: fall back to the plain speed
+        return e.speed
+    return math.copysign(abs(e.speed * math.cos(e.h - h)), e.speed)
+
+
 def _after(a: Any, b: Any) -> bool:
     """True when element a comes after element b in the same scenario document."""
     if a is None or b is None or a.getroottree().getroot() is not b.getroottree().getroot():
@@ -317,31 +328,47 @@ class RuntimeAction:
         self.master = parse_position(self.el.find("TargetPositionMaster"), c.file)
         self.mref = self.el.get("masterEntityRef")
         fs = self.el.find("FinalSpeed")
-        self.final = None
-        if fs is not None:
-            a = fs.find("AbsoluteSpeed")
-            r = fs.find("RelativeSpeedToMaster")
-            self.final = ("abs", _f(a, "value")) if a is not None else ("rel", r)
+        self.final = fs[0] if fs is not None and len(fs) else None
+        ss = self.final[0] if self.final is not None and len(self.final) else None
+        ss_dist = _f(ss, "distance") if ss is not None and ss.tag == "TargetDistanceSteadyState" else None
+        ss_time = _f(ss, "time") if ss is not None and ss.tag == "TargetTimeSteadyState" else None
+        self.sync = SA.Synchronizer(_f(self.el, "targetTolerance"), _f(self.el, "targetToleranceMaster"), ss_dist, ss_time)
         self.p_self = resolve(self.target, c.net, c.entities)
         self.p_master = resolve(self.master, c.net, c.entities)
+        if ss is not None and ss.tag == "TargetPositionSteadyState":
+            p_ss = resolve(parse_position(ss.find("Position") if ss.find("Position") is not None else ss, c.file), c.net, c.entities)
+            self.sync.steady_dist = abs(self.p_self.lane.s - p_ss.lane.s) if self.p_self.lane and p_ss.lane else math.hypot(
+                self.p_self.x - p_ss.x, self.p_self.y - p_ss.y)
+        self.sync.start(self._final_speed(c))
+        self._first = True  # before its first step
+
+    def _final_speed(self, c: Any) -> float | None:
+        """FinalSpeed now: absolute, or relative to the master's current speed (delta or factor)."""
+        f = self.final
+        if f is None:
+            return None
+        if f.tag == "AbsoluteSpeed":
+            return _f(f, "value")
+        ms = c.entities[self.mref].speed
+        return ms * _f(f, "value") if f.get("speedTargetValueType", "delta") == "factor" else ms + _f(f, "value")
 
     def _step_SynchronizeAction(self, c: Any, dt: float) -> None:
         e, m = c.entities[self.actor], c.entities[self.mref]
         dm = c.distance_along(m, self.p_master)
         ds = c.distance_along(e, self.p_self)
-        if dm <= max(m.speed * dt, 1e-3) or ds <= 0:
-            if self.final is not None:
-                kind, v = self.final
-                e.speed = v if kind == "abs" else (m.speed + _f(v, "value") if v.get("speedTargetValueType", "delta") == "delta" else m.speed * _f(v, "value"))
-            self.done = True
-            return
-        t_m = dm / max(m.speed, 1e-6)
-        if self.final is None:
-            e.speed = ds / t_m
-        else:
-            kind, v = self.final
-            vf = v if kind == "abs" else m.speed + _f(v, "value")
-            e.speed = max(0.0, 2 * ds / t_m - vf) if t_m > dt else vf
+        toward = _vel_s(c, m) if dm >= 0 else -_vel_s(c, m)  # the master's speed towards its target
+        if self._first and self._trajectory_pending(c, self.mref):
+            # esmini measures a master whose trajectory is not yet in place along the road network, which reads as
+            # not approaching here: the entity waits this step, then plans from the waiting mode (pedestrian_traj_synch)
+            toward = 0.0
+        self._first = False
+        e.speed, self.done = self.sync.step(abs(ds), abs(dm), toward, e.speed, self._final_speed(c), dt, _vel_s(c, e))
+
+    @staticmethod
+    def _trajectory_pending(c: Any, name: str) -> bool:
+        """True when `name` runs a FollowTrajectoryAction that has not yet made its first step."""
+        return any(ra.actor == name and ra.name == "FollowTrajectoryAction" and not ra.done and ra.stepped_at is None
+                   for _, ra in c.running)
 
     # ------------------------------------------------------------------ lateral
     def _start_LaneChangeAction(self, c: Any) -> None:

@@ -1,9 +1,10 @@
-"""Jerk-limited longitudinal actions: SpeedProfileAction's segment plan and LongitudinalDistanceAction's spring.
+"""Planned longitudinal actions: SpeedProfileAction's segments, LongitudinalDistanceAction's spring, SynchronizeAction.
 
 Both follow esmini's behaviour (the reference for the conformance corpus): a speed profile in "follow" mode joins
 the straight speed ramps between its entries with constant-jerk transitions bounded by DynamicConstraints
 maxAccelerationRate/maxDecelerationRate; a distance action with constraints drives a critically damped spring
-whose acceleration may change by at most the jerk limits per second.
+whose acceleration may change by at most the jerk limits per second; a synchronization with a final speed plans
+two constant-acceleration phases (or a stop) so as to arrive with the master, after an optional steady-state stretch.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LARGE", "Constraints", "constraints", "profile_segments", "profile_speed", "distance_accel"]
+__all__ = ["LARGE", "Constraints", "constraints", "profile_segments", "profile_speed", "distance_accel", "Synchronizer"]
 
 SMALL = 1e-6
 LARGE = 1e10  # "unconstrained": finite, so that products with zero stay zero
@@ -236,3 +237,114 @@ def distance_accel(err: float, speed_diff: float, prev_acc: float, c: Constraint
     elif jerk > 0.0 and acc > prev_acc:
         acc = min(prev_acc + jerk * dt, acc)
     return acc
+
+
+STOP_DECEL = -8.0  # m/s^2: the hard stop of a synchronization that cannot otherwise wait for its master
+
+
+class Synchronizer:
+    """SynchronizeAction's speed law: reach the target when the master reaches its own, at the final speed if given.
+
+    Modes: "none" (not yet planned), "nonlinear" (accelerate/decelerate towards an apex, then "linear" to the final
+    speed), "steady" (hold the final speed over the steady-state stretch), "waiting"/"stop"/"stopped" (the master is
+    not approaching, or the plan needs a stop on the way).
+    """
+
+    def __init__(self, tol: float = 0.0, tol_master: float = 0.0, steady_dist: float | None = None,
+                 steady_time: float | None = None):
+        self.tol, self.tol_master = tol, tol_master
+        self.steady_dist, self.steady_time = steady_dist, steady_time
+        self.mode, self.convex = "none", False
+        self.last, self.last_master = LARGE, LARGE
+
+    def start(self, final: float | None) -> None:
+        """Fix a steady-state time as a distance at the final speed of the start."""
+        if self.steady_time is not None and final is not None:
+            self.steady_dist, self.steady_time = self.steady_time * final, None
+
+    def step(self, dist: float, master_dist: float, master_speed: float, speed: float, final: float | None,
+             dt: float, speed_s: float | None = None) -> tuple[float, bool]:
+        """New speed and whether the action ends; distances unsigned (m), master_speed towards its target (m/s).
+
+        Speeds are along the road's s axis where known (speed_s: this entity's), as esmini plans with them.
+        """
+        done = (dist < self.tol + SMALL or master_dist < self.tol_master + SMALL
+                or dist > self.last or master_dist > self.last_master)  # arrived, or just passed it
+        self.last, self.last_master = dist, master_dist
+        dist, master_dist = max(dist - self.tol, SMALL), max(master_dist - self.tol_master, SMALL)
+        t_master = LARGE
+        if master_speed > SMALL:
+            t_master = master_dist / master_speed
+            done = done or t_master < dt
+        elif self.mode != "waiting":
+            self.mode, speed = "waiting", 0.0  # the master stands still: so does this one
+        if done:
+            return (final if final is not None else speed), True
+        if final is None:
+            acc = 0.0
+            if master_speed > SMALL:
+                self.mode = "linear"
+                acc = (2 * dist / t_master - 2 * speed) / t_master
+            return speed + acc * dt, False
+        if self.steady_dist is not None and self.mode != "steady":
+            t_ss = self.steady_dist / final
+            if dist - self.steady_dist < SMALL or t_master - t_ss < SMALL:
+                self.mode = "steady"
+            else:
+                dist, t_master = dist - self.steady_dist, t_master - t_ss
+        return self._final_speed(dist, t_master, speed, speed if speed_s is None else speed_s, final, dt), False
+
+    def _final_speed(self, s: float, t: float, speed: float, v0: float, v1: float, dt: float) -> float:
+        """The speed law when a final speed is given: s metres to go in t seconds, to arrive at v1."""
+        if self.mode == "steady":
+            return v1
+        if self.mode == "waiting":
+            if t >= LARGE:
+                return speed
+            self.mode = "none"
+        if self.mode == "stop":
+            speed += STOP_DECEL * dt
+            if speed < 0:
+                speed, self.mode = 0.0, "waiting"
+            return speed
+        if self.mode == "stopped":
+            if t >= 2 * s / v1:
+                return 0.0
+            self.mode = "linear"  # time to move again
+        if self.mode == "linear":
+            if t > LARGE - 1:
+                return 0.0
+            v_now = 2 * s / t - max(0.0, v1) if t >= 0.001 and s >= 0.001 else 0.0
+            return max(0.0, v_now)
+        if self.mode == "nonlinear" and t < LARGE and abs(speed - (2 * s / t - v1)) < 0.1:
+            self.mode = "linear"  # on the straight ramp to the final speed: keep this speed for this tick
+            return speed
+        if self.mode == "none":
+            self.mode, self.convex = "nonlinear", (v1 + speed) / 2 < s / t
+        vx, acc = 0.0, 0.0
+        if abs(v1 - v0) < SMALL:
+            vx = (s - t / 2 * v0) / (t / 2)
+            acc = (vx - v0) / (t / 2)
+        else:
+            # two constant-acceleration phases meeting at speed vx at time x: one root lies within (0, t)
+            root = math.sqrt(2.0) * _sqrt(2 * s * s - 2 * (v1 + v0) * t * s + (v1 * v1 + v0 * v0) * t * t)
+            x1 = -(root + 2 * s - 2 * v1 * t) / (2 * (v1 - v0))
+            x2 = -(-root + 2 * s - 2 * v1 * t) / (2 * (v1 - v0))
+            if 0 < x1 < t:
+                vx = (2 * s - root) / (2 * t)
+                acc = (vx - v0) / x1
+            elif 0 < x2 < t:
+                vx = (2 * s + root) / (2 * t)
+                acc = (vx - v0) / x2
+        if self.mode == "nonlinear" and ((not self.convex and acc > 0) or (self.convex and acc < 0)):
+            self.mode, acc = "linear", 0.0  # at the apex: hold this tick, then the straight ramp
+        if self.mode == "nonlinear" and vx < 0:
+            # the apex would be a negative speed: brake to a stop on the way, wait, then go
+            t1 = 2 * v0 * s / (v0 * v0 + v1 * v1)
+            acc = -v0 / t1 if abs(t1) > SMALL else 0.0
+            if t1 * v0 / 2 > s / 2:
+                acc, self.mode = STOP_DECEL, "stop"
+            if v0 + acc * dt < 0:
+                self.mode = "stopped"
+                return 0.0
+        return speed + acc * dt

@@ -206,3 +206,71 @@ def test_an_entity_leaves_a_lane_that_narrows_to_nothing_for_the_closest_lane_ce
         if e.x < 49.0:
             assert e.lane.lane == -2
     assert e.lane.lane == -1 and e.y == pytest.approx(-1.75)
+
+
+def _sync(steady: str) -> str:
+    return ('<PrivateAction><SynchronizeAction masterEntityRef="Lead">'
+            '<TargetPositionMaster><LanePosition roadId="1" laneId="-1" offset="0" s="110"/></TargetPositionMaster>'
+            '<TargetPosition><LanePosition roadId="1" laneId="-2" offset="0" s="70"/></TargetPosition>'
+            f'<FinalSpeed><AbsoluteSpeed value="5">{steady}</AbsoluteSpeed></FinalSpeed>'
+            '</SynchronizeAction></PrivateAction>')
+
+
+@pytest.mark.parametrize("steady", ['<TargetDistanceSteadyState distance="10"/>', '<TargetTimeSteadyState time="2"/>'])
+def test_synchronize_holds_the_final_speed_over_the_steady_state_stretch(tmp_path, steady):
+    body = event("sync", _sync(steady), trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none")))
+    (tmp_path / "road.xodr").write_text(straight_road(1000.0))
+    text = scenario(body, entities=("Ego", "Lead"), init=lane_teleport("Ego", -2, 10, 0.0) + lane_teleport("Lead", -1, 10, 10.0))
+    (tmp_path / "s.xosc").write_text(text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>'))
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    e, lead = eng.entities["Ego"], eng.entities["Lead"]
+    k, held = 0, []
+    while lead.lane.s < 110 - 1e-6 and k < 400:
+        eng.step(round(k * TICK, 9))
+        k += 1
+        if e.lane.s > 60.5:  # inside the 10 m (= 2 s at 5 m/s) steady-state stretch before the target
+            held.append(e.speed)
+    assert held and all(v == pytest.approx(5.0) for v in held)
+    assert e.lane.s == pytest.approx(70.0, abs=0.3)  # arrives with the master
+
+
+def _follow_line(y: float) -> str:
+    vertices = "".join(f'<Vertex><Position><WorldPosition x="{x}" y="{y}" h="0"/></Position></Vertex>' for x in (10, 600))
+    return ('<PrivateAction><RoutingAction><FollowTrajectoryAction><Trajectory name="line" closed="false">'
+            f'<Shape><Polyline>{vertices}</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference>'
+            '<TrajectoryFollowingMode followingMode="follow"/></FollowTrajectoryAction></RoutingAction></PrivateAction>')
+
+
+def _sync_run(tmp_path, master_trajectory: bool) -> list[float]:
+    """Ego's speeds over the first ticks of a synchronization whose master may start a trajectory alongside."""
+    at0 = trigger("StartTrigger", sim_time(0, "greaterOrEqual", edge="none"))
+    (tmp_path / "road.xodr").write_text(straight_road(1000.0))
+    text = scenario(event("sync", _sync('<TargetDistanceSteadyState distance="10"/>'), at0), entities=("Ego", "Lead"),
+                    init=lane_teleport("Ego", -2, 10, 0.0) + lane_teleport("Lead", -1, 10, 10.0))
+    text = text.replace("<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    if master_trajectory:  # a later maneuver group: the master's trajectory starts with the sync, steps after it
+        lead = ('<ManeuverGroup name="L" maximumExecutionCount="1"><Actors selectTriggeringEntities="false">'
+                f'<EntityRef entityRef="Lead"/></Actors><Maneuver name="ML">{event("traj", _follow_line(-1.75), at0)}'
+                "</Maneuver></ManeuverGroup>")
+        text = text.replace("</ManeuverGroup>", "</ManeuverGroup>" + lead, 1)
+    (tmp_path / "s.xosc").write_text(text)
+    eng = ScenarioEngine(tmp_path / "s.xosc", seed=0, tick=TICK)
+    eng.init()
+    out = []
+    for k in range(6):
+        eng.step(round(k * TICK, 9))
+        out.append(eng.entities["Ego"].speed)
+    return out
+
+
+def test_synchronize_waits_a_step_for_a_master_whose_trajectory_is_not_yet_in_place(tmp_path):
+    """esmini's first step sees such a master as not approaching: wait, then straight onto the linear ramp."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain, waited = _sync_run(tmp_path / "a", False), _sync_run(tmp_path / "b", True)
+    assert plain[0] > 0 and waited[0] == 0.0
+    # the plain plan ramps up tick by tick; after the wait the entity is put straight onto the linear ramp to 5 m/s
+    # at the steady-state stretch: 2 * (60 - 10) m / (10 - 2) s - 5 = 7.5 m/s (the master at 10 m/s, 100 m to go)
+    assert plain[2] < 1.0
+    assert waited[2] == pytest.approx(7.5, abs=0.3) and waited[5] < waited[2]
