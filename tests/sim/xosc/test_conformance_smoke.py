@@ -19,7 +19,7 @@ CASES = {
     "speed-profile.xosc": 4.0,  # esmini's jerk-limited profile rounds the corners
     "cut-in_external.xosc": 0.05,  # the externally controlled ego stands still; nothing stops before 1200 s
     "left-hand-traffic_by_heading.xosc": 0.5,
-    "pedestrian_traj_synch.xosc": 1.0,
+    "pedestrian_traj_synch.xosc": 0.05,  # synchronize with steady state, waiting a step for the master's trajectory
     "lane-change_clothoid_based_trajectory.xosc": 1.5,
     "highway_merge.xosc": 4.0,
     "cut-in_cr.xosc": 0.5,  # curved road: lane-centre distance and lateral offsets
