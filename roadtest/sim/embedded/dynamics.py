@@ -105,4 +105,7 @@ def step_bicycle(st: BicycleState, c: Control, p: BicycleParams, dt: float) -> B
     x = st.x + v_mid * math.cos(h_mid + beta) * dt
     y = st.y + v_mid * math.sin(h_mid + beta) * dt
     h = math.remainder(st.h + yaw_rate * dt, math.tau)
-    return BicycleState(x=x, y=y, h=h, speed=v_new, steer=steer, accel=accel, yaw_rate=yaw_rate)
+    out = object.__new__(BicycleState)  # filled in place: the frozen dataclass's __init__ is a setattr per field
+    d = out.__dict__
+    d["x"], d["y"], d["h"], d["speed"], d["steer"], d["accel"], d["yaw_rate"] = x, y, h, v_new, steer, accel, yaw_rate
+    return out

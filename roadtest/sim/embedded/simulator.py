@@ -41,6 +41,7 @@ _KINDS = {
     "miscobject": "static", "obstacle": "static", "barrier": "static", "pole": "static", "tree": "static",
 }
 _TRUE = {"true", "1", "on", "yes"}
+_new = object.__new__
 _PARAM_FIELDS = ("max_steer", "wheelbase", "max_speed", "max_accel", "max_decel")  # what params_from_entity reads
 
 
@@ -274,8 +275,15 @@ class EmbeddedSimulation(Simulation):
                 events.append(Event("goal_reached", ego.id, data={"x": self._goal[0], "y": self._goal[1]}))
             if getattr(self.engine, "finished", False):
                 events.append(Event("stop_trigger", ego.id if ego else "", data={"reason": getattr(self.engine, "end_reason", "")}))
-        return WorldState(time=self.time, frame=self.frame, actors=tuple(actors), signals={k: signal_colour(v) for k, v in self.engine.signals.items()},
-                          environment=self.engine.environment, events=tuple(events))
+        ws = _new(WorldState)  # filled in place: the frozen dataclass's __init__ costs a setattr call per field
+        d = ws.__dict__
+        d["time"] = self.time
+        d["frame"] = self.frame
+        d["actors"] = tuple(actors)
+        d["signals"] = {k: signal_colour(v) for k, v in self.engine.signals.items()}
+        d["environment"] = self.engine.environment
+        d["events"] = tuple(events)
+        return ws
 
     def _track(self, a: ActorState):
         """The ego's LaneMatch from its last one when it is still inside that lane (a local projection on the
