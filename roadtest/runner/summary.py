@@ -140,7 +140,7 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
                   f"efficiency {b2d['efficiency'] if b2d['efficiency'] is not None else '-'}  "
                   f"comfort {b2d['comfort'] if b2d['comfort'] is not None else '-'}")
     st = summary["statuses"]
-    console.print(f"statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
+    console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
                   + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "
                   f"{summary['agent_failures']}" + (f"; missing {len(summary['missing'])}" if summary["missing"] else ""))
     return summary

@@ -327,7 +327,6 @@ CONDITIONS = {
 
 
 def _build_condition(cx: Any, eb: Any) -> Condition:
-    file = eb.file
     name, edge = cx.get("name", ""), cx.get("conditionEdge", "none")
     delay = float(cx.get("delay", "0") or 0)
     bv, be = cx.find("ByValueCondition"), cx.find("ByEntityCondition")

@@ -8,6 +8,7 @@ from typing import Any
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.api import LanePos
+from roadtest.sim.xosc.parser import attr_float as _f
 
 __all__ = ["EntityState", "build_entity", "UNLIMITED_RATE"]
 
@@ -48,11 +49,6 @@ class EntityState:
     coupler_dx: float | None = None  # m, coupler forward of the reference point (a trailer)
     trailer: str | None = None  # entity towed now
     tow: str | None = None  # entity towing this one now; a towed trailer follows its hitch
-
-
-def _f(el: Any, k: str, d: float) -> float:
-    v = el.get(k) if el is not None else None
-    return d if v in (None, "") else float(v)
 
 
 def build_entity(so: Any, eb: Any) -> tuple[EntityState, Any]:

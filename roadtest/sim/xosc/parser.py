@@ -12,7 +12,7 @@ from roadtest.sim.xosc.catalogs import CatalogSet
 from roadtest.sim.xosc.params import ParamScope, convert, resolve_value
 
 __all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail", "declare",
-           "substitute", "expand_distribution"]
+           "substitute", "expand_distribution", "attr_float"]
 
 FILE_ATTR = "_rtfile"  # set on elements copied in from another file (catalog entries), for error locations
 
@@ -211,3 +211,8 @@ def expand_distribution(path: str | Path) -> list[tuple[Path, dict[str, str]]]:
         runs.append((target, merged))
     return runs
 
+
+def attr_float(el: Any, name: str, default: float = 0.0) -> float:
+    """An attribute (of an element or a dict) as a float; `default` when it or the element is missing or empty."""
+    v = el.get(name) if el is not None else None
+    return default if v in (None, "") else float(v)

@@ -8,6 +8,7 @@ from typing import Any
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.api import LanePos
+from roadtest.sim.xosc.parser import attr_float as _num
 
 __all__ = ["Resolved", "PositionSpec", "parse_position", "resolve", "wrap"]
 
@@ -62,11 +63,6 @@ def _orient(spec: PositionSpec, base_h: float) -> float:
         return base_h
     h = float(o.get("h", 0) or 0)
     return wrap(h + base_h) if o.get("type", "absolute") == "relative" else h
-
-
-def _num(a: dict, k: str, d: float = 0.0) -> float:
-    v = a.get(k)
-    return d if v in (None, "") else float(v)
 
 
 def _lane_pose(net: Any, road: str, lane: int, s: float, offset_road: float) -> Resolved:

@@ -12,7 +12,6 @@ the speed the storyboard gives it.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel
