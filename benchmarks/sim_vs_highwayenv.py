@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -235,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         he = None
         why = f"highway-env not importable here ({e}); see this file's docstring"
     ours, core, full, info, resets = [], [], [], {}, 0
+    load_before = os.getloadavg()  # the machine may be shared: the figures mean little without its load
     with tempfile.TemporaryDirectory() as tmp:
         bundle = load_bundle(write_bundle(Path(tmp) / "bench"))
         for r in range(args.repeats):
@@ -257,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                 runs[2].env.close()
     print(f"workload: 1 ego + {VEHICLES} IDM vehicles, {LANES} lanes x {LENGTH:.0f} m, {SECONDS:.0f} s at {HZ} Hz "
           f"({STEPS} steps), no rendering; {args.repeats} rounds, the sides interleaved in blocks of {BLOCK} steps")
+    print(f"load average (1/5/15 min) before {' '.join(f'{x:.2f}' for x in load_before)}, after "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
     def rate(xs, i):
         return f"median {statistics.median(x[i] for x in xs):8.1f} steps/s (best {max(x[i] for x in xs):.1f})"

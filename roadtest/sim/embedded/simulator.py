@@ -305,9 +305,12 @@ class EmbeddedSimulation(Simulation):
         s, offset, h, width, t = p
         if abs(offset) > 0.5 * width - 0.05 or not ext[0] + 0.5 <= s <= ext[1] - 0.5:
             return None
-        return LaneMatch(road=m.road, lane=m.lane, s=s, t=t, offset=offset,
-                         heading_diff=math.remainder(h_ego - h, math.tau), lane_type=m.lane_type, on_road=True,
-                         junction=m.junction)
+        out = _new(LaneMatch)  # filled in place (every tick): the frozen dataclass's __init__ is a setattr per field
+        d = out.__dict__
+        d["road"], d["lane"], d["s"], d["t"], d["offset"] = m.road, m.lane, s, t, offset
+        d["heading_diff"], d["lane_type"], d["on_road"], d["junction"] = (math.remainder(h_ego - h, math.tau),
+                                                                        m.lane_type, True, m.junction)
+        return out
 
     def _curvature(self, m) -> float:
         """The ego's lane curvature at its match (1/m, positive towards +t), 0 where no lane table serves."""

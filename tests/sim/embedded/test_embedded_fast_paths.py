@@ -134,3 +134,28 @@ def test_the_tick_builds_frozen_states_equal_to_the_dataclass_constructors():
     assert [a.id for a in st.actors] == ["hero", "lead"]
     with pytest.raises(FrozenInstanceError):
         st.frame = 0
+
+
+def test_the_egos_tracked_lane_match_is_what_the_map_locates():
+    from dataclasses import fields
+
+    from roadtest.sim.api import Control, SimSettings
+    from roadtest.sim.embedded.simulator import EmbeddedSimulation
+    from roadtest.sim.road.api import LaneMatch
+
+    from embedded_fakes import FakeEngine, FakeEntity
+
+    class _Bundle:
+        meta, xodr, id = {}, None, "fake"
+
+    net = FakeStraightRoads(length=1000.0, nr=3)
+    sim = EmbeddedSimulation(_Bundle(), 0, SimSettings(), engine=FakeEngine(net, [FakeEntity("hero", role="ego", x=50.0,
+                                                                                              y=-5.25, speed=10.0)]))
+    for _ in range(4):
+        st = sim.step(Control(throttle=0.5, steer=0.05))
+        m = sim._track(st.ego)
+        assert m is not None and m == LaneMatch(**{f.name: getattr(m, f.name) for f in fields(LaneMatch)})
+        want = net.locate(st.ego.x, st.ego.y, st.ego.h)
+        assert (m.road, m.lane, m.lane_type, m.on_road) == (want.road, want.lane, want.lane_type, want.on_road)
+        assert (m.s, m.t, m.offset, m.heading_diff) == pytest.approx((want.s, want.t, want.offset, want.heading_diff),
+                                                                     abs=1e-6)
