@@ -9,8 +9,21 @@ from roadtest.sim.conformance import corpus_rows, corpus_table, run_corpus_file
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
-LOWER_BAR = 0.80  # fraction of runnable files ending as esmini does, enforced today (90% reached on 2026-11-29)
-TARGET = 0.90  # issue 4's bar; below it the test xfails with the files that differ
+TARGET = 0.90  # issue 4's bar: nine in ten end within one tick of esmini, and the rest are refused by name
+
+# Files whose entities stray more than CLOSE from esmini's trajectory, with the reason (the standard
+# wins where esmini departs from it); every other file stays within CLOSE, entity by entity.
+CLOSE = 0.5  # m
+KNOWN: dict[str, tuple[float, str]] = {
+    "controller_test": (1.0, "esmini moves the Ego twice in the ticks two InteractiveControllers share it (one "
+                             "per domain), one tick ahead; roadtest moves it once"),
+    "cut-in_sloppy": (3.0, "the sloppy driver's noise reproduces esmini's speeds within 0.09 m/s over 364 s; "
+                           "the small per-tick differences add up along the way"),
+    "parking_demo": (1.0, "Target5: esmini keeps a 0.05 rad heading offset after leaving the junction and starts "
+                          "its clothoid from it; roadtest faces along its road (esmini departs from the lane)"),
+    "trajectory-test": (1.0, "Target's NURBS: control-point times at the basis peaks as esmini, a residual of the "
+                             "curve's sampling remains"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,24 +39,20 @@ def test_every_file_runs_or_is_refused_by_name(results):
     assert all(r.detail.startswith("unsupported: ") for r in results if r.result == "refused")
 
 
-def test_end_times_match_esmini_above_the_lower_bar(results):
+def test_nine_in_ten_end_as_esmini_and_the_rest_are_refused_by_name(results):
     runnable = [r for r in results if r.result != "missing"]
     share = sum(r.matches for r in runnable) / len(runnable)
-    assert share >= LOWER_BAR, corpus_table(results)
+    assert share >= TARGET, corpus_table(results)
+    elsewhere = [r.file for r in runnable if not r.matches and r.result != "refused"]
+    assert not elsewhere, f"end neither as esmini nor refused by name: {elsewhere}"
 
 
-def test_end_times_match_esmini_for_nine_in_ten(results):
-    runnable = [r for r in results if r.result != "missing"]
-    share = sum(r.matches for r in runnable) / len(runnable)
-    if share < TARGET:
-        differ = ", ".join(r.file for r in runnable if not r.matches)
-        pytest.xfail(f"{share:.0%} of files end as esmini does (target {TARGET:.0%}); differing: {differ}")
-
-
-def test_deterministic_scenarios_stay_close_to_esmini(results):
-    # Lane following at commanded speeds by the default controller: the standard leaves no room, so within 0.5 m.
-    exact = {"straight_500m", "slow-lead-vehicle", "follow_reference_interactive"}
+def test_trajectories_stay_close_to_esmini_except_the_known_differences(results):
+    far = {}
     for r in results:
-        if r.file in exact and r.result == "completed":
-            assert r.max_diff and max(r.max_diff.values()) < 0.5, (r.file, r.max_diff)
-    assert any(r.file in exact and r.result == "completed" for r in results)
+        if r.result in ("completed", "timeout") and r.max_diff:
+            bound = KNOWN.get(r.file, (CLOSE, ""))[0]
+            worst = max(r.max_diff.values())
+            if worst > bound:
+                far[r.file] = (round(worst, 2), bound)
+    assert not far, f"position differences beyond their bound (m): {far}"
