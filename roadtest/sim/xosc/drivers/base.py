@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DriverModel", "properties"]
+__all__ = ["DriverModel", "properties", "road_speed_limit"]
 
 
 def properties(ctrl: Any) -> dict[str, str]:
@@ -12,6 +12,19 @@ def properties(ctrl: Any) -> dict[str, str]:
     if ctrl is None:
         return {}
     return {p.get("name", ""): p.get("value", "") for p in ctrl.findall("Properties/Property")}
+
+
+def road_speed_limit(net: Any, x: float, y: float, h: float, wide: float, narrow: float) -> float | None:
+    """The speed limit at (x, y) as esmini's drivers take it: the road's own, else `wide` where more than one
+    driving lane goes that way, else `narrow`; None off every road."""
+    m = net.locate(x, y, h) if net is not None else None
+    if m is None:
+        return None
+    v = net.speed_limit(m.road, m.lane, m.s)
+    if v is not None and v > 1e-6:
+        return v
+    side = [ln for ln in net.lane_ids(m.road, m.s) if ln * m.lane > 0 and net.lane_type(m.road, ln, m.s) == "driving"]
+    return wide if len(side) > 1 else narrow
 
 
 class DriverModel:

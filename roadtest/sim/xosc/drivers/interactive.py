@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roadtest.sim.xosc.drivers.base import DriverModel
+from roadtest.sim.xosc.drivers.base import DriverModel, road_speed_limit
 from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, number_property, settle
 from roadtest.sim.xosc.positions import wrap
 
@@ -26,14 +26,7 @@ WIDE_LIMIT = 110 / 3.6  # m/s, the same with more than one lane this way
 
 def interactive_speed_limit(net: Any, x: float, y: float, h: float) -> float | None:
     """The speed limit esmini's interactive driver keeps to at (x, y); None off every road (keep the last one)."""
-    m = net.locate(x, y, h) if net is not None else None
-    if m is None:
-        return None
-    v = net.speed_limit(m.road, m.lane, m.s)
-    if v is not None and v > 1e-6:
-        return v
-    side = [ln for ln in net.lane_ids(m.road, m.s) if ln * m.lane > 0 and net.lane_type(m.road, ln, m.s) == "driving"]
-    return WIDE_LIMIT if len(side) > 1 else NARROW_LIMIT
+    return road_speed_limit(net, x, y, h, WIDE_LIMIT, NARROW_LIMIT)
 
 
 class InteractiveHeadless(DriverModel):

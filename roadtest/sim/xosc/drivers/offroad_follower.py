@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from roadtest.errors import Problem, ScenarioError
-from roadtest.sim.xosc.drivers.base import DriverModel
+from roadtest.sim.xosc.drivers.base import DriverModel, road_speed_limit
 from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, number_property, settle
 from roadtest.sim.xosc.positions import wrap
 
@@ -23,16 +23,8 @@ DEFAULT_LIMIT = 70 / 3.6  # m/s, esmini's speed limit where no road gives one
 
 def speed_limit_at(net: Any, x: float, y: float, h: float) -> float:
     """The speed limit where (x, y) is, esmini's way: the road's, else 120 or 60 km/h by lanes, else 70 km/h."""
-    if net is None:
-        return DEFAULT_LIMIT
-    m = net.locate(x, y, h)
-    if m is None:
-        return DEFAULT_LIMIT
-    v = net.speed_limit(m.road, m.lane, m.s)
-    if v is not None and v > 1e-6:
-        return v
-    side = [ln for ln in net.lane_ids(m.road, m.s) if ln * m.lane > 0 and net.lane_type(m.road, ln, m.s) == "driving"]
-    return 120 / 3.6 if len(side) > 1 else 60 / 3.6
+    v = road_speed_limit(net, x, y, h, 120 / 3.6, 60 / 3.6)
+    return DEFAULT_LIMIT if v is None else v
 
 
 class OffroadFollower(DriverModel):
