@@ -142,8 +142,8 @@ class RoadNetwork:
 
     def lane_width(self, road: str, lane: int, s: float) -> float:
         r, si, _ = self._lane(road, lane, s)
-        inner, outer = r.bounds(si, s)[int(lane)]
-        return float(abs(outer[0] - inner[0]))
+        inner, outer = r.bounds_at(si, float(s))[int(lane)]
+        return float(abs(outer - inner))
 
     def lane_type(self, road: str, lane: int, s: float) -> str:
         return self._lane(road, lane, s)[2].type

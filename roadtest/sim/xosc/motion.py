@@ -333,7 +333,7 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         length = net.road_length(nroad)
         s = over if nd > 0 else length - over
     m.s = s
-    if m.lat is None and m.lane and net.lane_width(m.road, m.lane, s) < 1e-6:
+    if m.lat is None and m.lane and cache.may_vanish(m.road, m.lane) and net.lane_width(m.road, m.lane, s) < 1e-6:
         _leave_vanished_lane(net, m, cache)
     if not hit_end and ((m.sdir > 0 and s >= length - 1e-6) or (m.sdir < 0 and s <= 1e-6)):
         forward = m.sdir == net.lane_direction(m.road, m.lane)
@@ -357,6 +357,9 @@ def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCac
         m.lat = None
 
 
+NARROW = 0.5  # m: a lane sampled narrower than this somewhere may narrow to nothing between samples
+
+
 class LaneCache:
     """Lane centres sampled every 0.5 m, so following a lane costs an interpolation, not a map query."""
 
@@ -365,6 +368,12 @@ class LaneCache:
     def __init__(self, net: Any):
         self.net = net
         self.tab: dict[tuple[str, int], Any] = {}
+        self.narrowing: dict[tuple[str, int], bool] = {}  # lanes narrower than NARROW somewhere (may vanish)
+
+    def may_vanish(self, road: str, lane: int) -> bool:
+        """False when the lane keeps a clear width all along its road (its exact width need not be asked)."""
+        self._table(road, lane)
+        return self.narrowing.get((road, lane), True)
 
     def _table(self, road: str, lane: int) -> Any:
         key = (road, lane)
@@ -375,7 +384,7 @@ class LaneCache:
             s = np.linspace(0.0, length, n)
             try:
                 p = net.lane_poses(road, lane, s)
-                tc = net._road(road).lane_t(lane, s, 0.0)[0]  # the road model's vectorised lane centre
+                tc, w = net._road(road).lane_t(lane, s, 0.0)  # the road model's vectorised lane centre and width
                 if np.isnan(p).any() or np.isnan(tc).any():
                     raise ValueError("lane absent somewhere on the road")
                 sign = net.lane_direction(road, lane)
@@ -384,6 +393,7 @@ class LaneCache:
                 href = np.unwrap(net._road(road).ref(s)[2])
                 kappa = np.diff(href) / np.diff(s)  # reference-line curvature per segment
                 self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa, href)
+                self.narrowing[key] = bool(np.nanmin(w) < NARROW)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
         return self.tab[key]
