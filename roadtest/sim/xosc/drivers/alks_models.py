@@ -136,6 +136,13 @@ class Model:
             self.note(f"mode {self.mode} -> {mode}")
             self.mode = mode
 
+    def no_target(self) -> bool:
+        """True, in mode NO_TARGET, when nothing is in focus."""
+        if self.focus.obj is None:
+            self.set_mode(NO_TARGET)
+            return True
+        return False
+
     def enter_critical(self) -> None:
         """Critical from now on; the reaction time starts counting when it was not critical already."""
         if self.mode != CRITICAL:
@@ -194,8 +201,7 @@ class Regulation(Model):
 
     def check_critical(self) -> bool:
         f = self.focus
-        if f.obj is None:
-            self.set_mode(NO_TARGET)
+        if self.no_target():
             return False
         if self.mode == CRITICAL and self.full_stop:
             return True

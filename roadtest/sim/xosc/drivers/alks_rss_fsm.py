@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from roadtest.sim.xosc.drivers.alks_models import (
-    CUT_IN, DECELERATION, LARGE, NO_TARGET, SMALL, TARGET_IN_SIGHT, G, Model, ObjectInfo, Regulation,
+    CUT_IN, DECELERATION, LARGE, SMALL, TARGET_IN_SIGHT, G, Model, ObjectInfo, Regulation,
     ReferenceDriver, sign_of,
 )
 
@@ -32,8 +32,7 @@ class RSS(Model):
 
     def check_critical(self) -> bool:
         f = self.focus
-        if f.obj is None:
-            self.set_mode(NO_TARGET)
+        if self.no_target():
             return False
         if f.dv_s > 0.0 and f.dist_long > 0:
             v, rt, a, d = self.v, self.rt, self.max_acc, self.max_dec
@@ -114,8 +113,7 @@ class FSM(Model):
 
     def check_critical(self) -> bool:
         f = self.focus
-        if f.obj is None:
-            self.set_mode(NO_TARGET)
+        if self.no_target():
             return False
         if self.dt > SMALL and f.dv_s > 0.0 and f.dist_long > 0:
             vl = self.world.speed(f.obj)
