@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, Trace, WorldState
+from roadtest.sim.route_path import wrap_angle
 
 __all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "STOP_ZONE", "LINE_MATCH"]
 
@@ -91,10 +92,6 @@ class Signals:
 
 def _b(x: bool) -> float:
     return 1.0 if x else -1.0
-
-
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 def _kind(d: Mapping[str, Any]) -> str:
@@ -306,14 +303,14 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
                     ps = s_c + d * fx
                     if cw_span[0] - 0.5 <= ps <= cw_span[1] + 0.5:
                         ped_cw = True
-                dh = abs(_wrap(o.h - e.h))
+                dh = abs(wrap_angle(o.h - e.h))
                 if abs(o.speed) > 0.5 and (dh < math.pi / 4) and abs(fx) <= (e.length + o.length) / 2:
                     vru_gap = min(vru_gap, abs(fy) - (e.width + o.width) / 2)
                 continue
             if kind in NON_VEHICLES:
                 continue
             if same and along > 0 and gap < LEAD_RANGE and gap < lead_gap:
-                lead_gap, lead_speed = gap, o.speed * math.cos(_wrap(o.h - e.h))
+                lead_gap, lead_speed = gap, o.speed * math.cos(wrap_angle(o.h - e.h))
             if same and along < 0 and kind == "emergency" and o.siren and gap <= EV_RANGE:
                 ev_behind = True
         v["has_lead"] = _b(lead_gap < NONE)
@@ -370,7 +367,7 @@ def _cross_tta(st: WorldState, e: ActorState) -> float:
     for o in st.actors:
         if o.id == e.id or o.kind.lower() in NON_VEHICLES or abs(o.speed) < 0.5:
             continue
-        if abs(_wrap(o.h - e.h)) < 0.5 or abs(_wrap(o.h - e.h)) > math.pi - 0.5:
+        if abs(wrap_angle(o.h - e.h)) < 0.5 or abs(wrap_angle(o.h - e.h)) > math.pi - 0.5:
             continue
         dx, dy = e.x - o.x, e.y - o.y
         toward = dx * math.cos(o.h) + dy * math.sin(o.h)

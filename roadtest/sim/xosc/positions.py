@@ -8,14 +8,10 @@ from typing import Any
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.api import LanePos
+from roadtest.sim.route_path import wrap_angle as wrap
 from roadtest.sim.xosc.parser import attr_float as _num
 
 __all__ = ["Resolved", "PositionSpec", "parse_position", "resolve", "wrap"]
-
-
-def wrap(a: float) -> float:
-    """Angle wrapped to [-pi, pi)."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 @dataclass

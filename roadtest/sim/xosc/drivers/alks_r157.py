@@ -16,16 +16,13 @@ from typing import Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.api import LanePos
+from roadtest.sim.route_path import wrap_angle
 from roadtest.sim.xosc.drivers.alks_models import LARGE, SMALL, Model, ObjectInfo
 from roadtest.sim.xosc.drivers.alks_rss_fsm import MODELS as ALKS_MODELS
 from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.drivers.base import DriverModel
 
 __all__ = ["ALKS", "ALKSR157", "Perception", "Placed", "build_model"]
-
-
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 def _lane_index(lane: int) -> int:
@@ -143,14 +140,14 @@ class Perception:
         d = self.dir
         if self.road is not None and e.lane is not None and e.lane.road == self.road:
             base = self.net.road_to_world(self.road, e.lane.s, 0.0).h + (math.pi if d < 0 else 0.0)
-            s, t, rel = e.lane.s * d, e.lane.t * d, _wrap(e.h - base)
+            s, t, rel = e.lane.s * d, e.lane.t * d, wrap_angle(e.h - base)
             lane, offset, width = self._lane_of(e)
         else:  # not on the ego's road (or no map): project onto the ego's own axes
             o = self.states[self.ego_name]
             dx, dy = e.x - o.x, e.y - o.y
             c, sn = math.cos(o.h), math.sin(o.h)
             s0, t0 = (self.ego.s, self.ego.t) if frame else (0.0, 0.0)
-            s, t, rel = s0 + dx * c + dy * sn, t0 - dx * sn + dy * c, _wrap(e.h - o.h)
+            s, t, rel = s0 + dx * c + dy * sn, t0 - dx * sn + dy * c, wrap_angle(e.h - o.h)
             lane, offset, width = None, 0.0, 3.5
             if frame and self.ego.lane is not None:
                 rows = round((t - self.ego.t + self.ego.offset) / self.ego.lane_width)
