@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from roadtest.sim.xosc.motion import advance
+
 __all__ = ["DriverModel", "properties", "road_speed_limit"]
 
 
@@ -50,8 +52,6 @@ class DriverModel:
 
     def default(self, engine: Any, t_next: float) -> None:
         """The default controller's motion for this tick: lane following at the entity's speed."""
-        from roadtest.sim.xosc.motion import advance
-
         n = self.name
         advance(engine.network, engine.entities[n], engine.motions[n], engine.tick, t_next, engine.lanes)
 
