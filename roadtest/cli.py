@@ -95,7 +95,7 @@ def run(
 @rules_app.command("list")
 def rules_list() -> None:
     """List the rule catalogue."""
-    from roadtest.dsl.rules_cli import rules_list_command
+    from roadtest.rules.cli import rules_list_command
 
     _done(rules_list_command())
 
@@ -103,7 +103,7 @@ def rules_list() -> None:
 @rules_app.command("show")
 def rules_show(rule_id: str = typer.Argument(...)) -> None:
     """Show one rule in full."""
-    from roadtest.dsl.rules_cli import rules_show_command
+    from roadtest.rules.cli import rules_show_command
 
     _done(rules_show_command(rule_id))
 
@@ -111,7 +111,7 @@ def rules_show(rule_id: str = typer.Argument(...)) -> None:
 @rules_app.command("check")
 def rules_check() -> None:
     """Check every rule record of the catalogue."""
-    from roadtest.dsl.rules_cli import rules_check_command
+    from roadtest.rules.cli import rules_check_command
 
     _done(rules_check_command())
 

@@ -22,7 +22,7 @@ AGENTS = ("expert", "lane-follower")
 def run_variant(bundle_dir: str, seed: int = 0, tick: float = 0.05) -> dict:
     """Both agents on one bundle: termination and rule verdicts of each, feasible and sensitive."""
     from roadtest.bundle import load_bundle
-    from roadtest.metrics.rules import evaluate_rules
+    from roadtest.rules.evaluate import evaluate_rules
     from roadtest.runner.episode import EpisodeError, run_episode
     from roadtest.sim.api import SimSettings
 

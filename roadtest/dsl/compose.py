@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import yaml
 
-from roadtest.dsl.rules import CONTEXT_FACTS, Rule, get_rule, load_catalogue
+from roadtest.rules.catalogue_model import CONTEXT_FACTS, Rule, get_rule, load_catalogue
 from roadtest.errors import UserError
 
 __all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml", "fit_emergency_scene"]
@@ -45,7 +45,7 @@ class Composition:
 
 def merge_contexts(rules: Sequence[Rule], country: str) -> Composition:
     """Intersect every rule's accepted fact values; a fact with no common value is a UserError naming both rules."""
-    from roadtest.metrics.rules import governing_rule
+    from roadtest.rules.evaluate import governing_rule
 
     for r in rules:
         if country not in r.jurisdictions:
@@ -193,7 +193,7 @@ def _has_sign(sign_id: str, countries: Sequence[str]) -> bool:
 
 def _level(rules: Sequence[Rule], facts: dict[str, str]) -> str:
     """L1..L5 as issue 6 defines them, from the composed rules and the scene's conditions."""
-    from roadtest.metrics.rules import governing_rule
+    from roadtest.rules.evaluate import governing_rule
 
     if governing_rule([r.id for r in rules], {r.id: r for r in rules})[1]:
         return "L5"

@@ -40,7 +40,7 @@ def _spot(spot: Spot) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _catalogue() -> dict:
     """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
-    from roadtest.dsl.rules import load_catalogue
+    from roadtest.rules.catalogue_model import load_catalogue
 
     return load_catalogue()
 

@@ -190,7 +190,7 @@ class TrafficLight(_Model):
 
 
 class Sign(_Model):
-    id: str = Field(..., description="Sign id from sign_assets/signs.yaml (e.g. speed_limit, stop).")
+    id: str = Field(..., description="Sign id from roadtest/sign_assets/signs.yaml (e.g. speed_limit, stop).")
     s: Metres = Field(..., description="Position along the main road, m.")
     side: Literal["right", "left", "both", "overhead"] = "right"
     value: float | None = Field(None, description="Value shown on the sign in the sign's own unit (km/h for speed signs).")
@@ -394,7 +394,7 @@ class Traffic(_Model):
 
 
 class RuleRef(_Model):
-    id: str = Field(..., description="Rule id from scenarios/rules/.")
+    id: str = Field(..., description="Rule id from roadtest/rules/catalogue/.")
     params: dict[str, Any] = Field(default_factory=dict, description="Rule parameters (SI units).")
 
 

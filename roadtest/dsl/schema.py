@@ -7,12 +7,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+from roadtest.rules.catalogue_model import catalogue_dir
 from roadtest.dsl.model import (ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, Scenario,
                                 lane_order, resolve_placements)
 
 __all__ = ["schema_json", "semantic_problems", "known_rule_ids", "RULES_DIR", "JUNCTION_KINDS"]
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "rules"
+RULES_DIR = catalogue_dir()
 JUNCTION_KINDS = frozenset({"intersection", "t_junction", "roundabout"})
 _SIDE_KINDS = PEDESTRIAN_KINDS | STATIC_KINDS | {"bicycle"}
 _EXITS = {"intersection": {"left", "straight", "right"}, "t_junction": {"left", "right"},
@@ -32,7 +33,7 @@ def schema_json() -> str:
 
 
 def known_rule_ids() -> set[str] | None:
-    """Rule ids of the catalogue (roadtest.dsl.rules.load_catalogue, else scenarios/rules/*.yaml stems).
+    """Rule ids of the catalogue (roadtest.rules.catalogue_model.load_catalogue, else roadtest/rules/catalogue/*.yaml stems).
 
     None when no catalogue exists at all, so rule ids cannot be checked. Cached per catalogue state
     (file names, sizes and mtimes), because parsing the catalogue costs more than a scenario.
@@ -48,9 +49,9 @@ def _stamp() -> tuple[tuple[str, int, int], ...]:
 
 @lru_cache(maxsize=4)
 def _rule_params(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, frozenset[str] | None] | None:
-    """Rule id -> its parameter names (None: unknown, the fallback without roadtest.dsl.rules)."""
+    """Rule id -> its parameter names (None: unknown, the fallback without roadtest.rules.catalogue_model)."""
     try:
-        from roadtest.dsl.rules import load_catalogue
+        from roadtest.rules.catalogue_model import load_catalogue
     except ImportError:
         load_catalogue = None
     if load_catalogue is not None:
@@ -91,7 +92,7 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
         entry = signs[sign.id]
         if entry["codes"].get(scn.country) is None:
             have = ", ".join(sorted(c for c, v in entry["codes"].items() if v))
-            yield where + ("id",), f"sign {sign.id!r} has no {scn.country} code in sign_assets/signs.yaml (expected a country among {have})", False
+            yield where + ("id",), f"sign {sign.id!r} has no {scn.country} code in roadtest/sign_assets/signs.yaml (expected a country among {have})", False
         if entry.get("value") == "required" and sign.value is None:
             yield where, f"sign {sign.id!r} needs a value ({entry.get('unit', '')})", False
         if entry.get("value") == "none" and sign.value is not None:

@@ -1,8 +1,9 @@
-"""The sign catalogue (sign_assets/signs.yaml): sign ids, meanings and OpenDRIVE codes per country."""
+"""The sign catalogue (roadtest/sign_assets/signs.yaml, package data): sign ids, meanings and OpenDRIVE codes per country."""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from roadtest.errors import UserError
 
 __all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids"]
 
-SIGNS_FILE = Path(__file__).resolve().parents[2] / "sign_assets" / "signs.yaml"
+SIGNS_FILE = Path(str(files("roadtest").joinpath("sign_assets", "signs.yaml")))
 
 
 @lru_cache(maxsize=None)

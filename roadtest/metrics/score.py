@@ -38,7 +38,7 @@ def jsonable(obj: Any) -> Any:
 
 def _rules(trace: Trace, meta: dict) -> tuple[list[Any] | None, str | None]:
     try:
-        from roadtest.metrics.rules import evaluate_rules
+        from roadtest.rules.evaluate import evaluate_rules
     except ImportError as e:
         return None, f"rule monitors unavailable ({e})"
     return [jsonable(r) for r in evaluate_rules(trace, meta)], None

@@ -114,7 +114,7 @@ def test_unknown_rule_id(tmp_path):
     from roadtest.dsl.schema import known_rule_ids
 
     if known_rule_ids() is None:
-        pytest.skip("no rule catalogue in this checkout (scenarios/rules/ empty)")
+        pytest.skip("no rule catalogue in this checkout (roadtest/rules/catalogue/ empty)")
     p = only(write(tmp_path, GOOD.replace("rules: [speed_limit]", "rules: [speed_limt]")))
     assert (p.line, p.col, p.field) == (14, 9, "rules.0")
     assert "unknown rule id 'speed_limt'" in p.message
@@ -172,7 +172,7 @@ def test_rule_params_checked_against_catalogue(tmp_path):
     from roadtest.dsl.schema import known_rule_ids
 
     if known_rule_ids() is None:
-        pytest.skip("no rule catalogue in this checkout (scenarios/rules/ empty)")
+        pytest.skip("no rule catalogue in this checkout (roadtest/rules/catalogue/ empty)")
     text = GOOD.replace("rules: [speed_limit]", "rules:\n  - {id: speed_limit, params: {tolerence: 1}}")
     p = only(write(tmp_path, text))
     assert (p.line, p.field) == (15, "rules.0.params.tolerence")

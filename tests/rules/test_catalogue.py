@@ -7,8 +7,8 @@ import re
 import pytest
 
 from roadtest.cli import main
-from roadtest.dsl.rules import PRIORITY_CLASSES, load_catalogue, load_rule_file
-from roadtest.dsl.rules_cli import check_catalogue
+from roadtest.rules.catalogue_model import PRIORITY_CLASSES, load_catalogue, load_rule_file
+from roadtest.rules.cli import check_catalogue
 from roadtest.errors import ScenarioError
 
 EXAMPLE_IDS = ["speed_limit", "stop_sign", "red_light", "no_overtaking_solid_line", "yield_emergency_vehicle",

@@ -7,7 +7,7 @@ import yaml
 
 from roadtest.cli import main
 from roadtest.dsl.compose import compose_scenario, merge_contexts
-from roadtest.dsl.rules import load_catalogue
+from roadtest.rules.catalogue_model import load_catalogue
 from roadtest.errors import UserError
 
 CAT = load_catalogue()

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from roadtest.dsl.rules import load_catalogue
-from roadtest.metrics.rules import evaluate_rules
+from roadtest.rules.catalogue_model import load_catalogue
+from roadtest.rules.evaluate import evaluate_rules
 from roadtest.sim.api import Environment, Event, Trace, WorldState
 from tests.rules.synth import TICK, const, crossing_tick, drive, ego, invasion, other, segments
 

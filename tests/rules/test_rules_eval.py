@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from roadtest.metrics.rules import evaluate_rules, governing_rule, rulebook_score
-from roadtest.metrics.rules.rulebook import compare, level_weights
-from roadtest.metrics.rules.signals import VOCABULARY, extract_signals
+from roadtest.rules.evaluate import evaluate_rules, governing_rule, rulebook_score
+from roadtest.rules.rulebook import compare, level_weights
+from roadtest.rules.signals import VOCABULARY, extract_signals
 from roadtest.sim.api import Environment
 from tests.rules.synth import const, crossing_tick, drive, other
 from tests.rules.test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict

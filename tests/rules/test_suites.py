@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from roadtest.dsl.rules import load_catalogue
+from roadtest.rules.catalogue_model import load_catalogue
 from roadtest.dsl.suite import expand_target
-from roadtest.metrics.rules import governing_rule
+from roadtest.rules.evaluate import governing_rule
 
 LEVELS = ["L1", "L2", "L3", "L4", "L5"]
 CAT = load_catalogue()

@@ -146,7 +146,7 @@ def test_the_exact_road_bounds_and_the_lane_width_walk_agree_on_a_real_map(confo
 @pytest.mark.conformance
 def test_a_swerve_whose_wheels_touch_the_solid_edge_line_is_a_solid_crossing_for_the_rule_signals(conformance_dir):
     from roadtest.bundle import load_bundle
-    from roadtest.metrics.rules.signals import extract_signals
+    from roadtest.rules.signals import extract_signals
     from roadtest.sim.api import Control, SimSettings
     from roadtest.sim.embedded import EmbeddedSimulator
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from roadtest.dsl.rules import PRIORITY_CLASSES
+from roadtest.rules.catalogue_model import PRIORITY_CLASSES
 
 __all__ = ["RulebookScore", "violation_vector", "compare", "level_weights", "rulebook_score"]
 

@@ -1,4 +1,4 @@
-"""The atomic traffic-rule catalogue: one YAML record per rule in scenarios/rules/, checked with positions.
+"""The atomic traffic-rule catalogue: one YAML record per rule in roadtest/rules/catalogue/, checked with positions.
 
 A record says what the rule demands (rule_content), how it is perceived and what kind of norm it is,
 its numeric constraints with units (converted to SI here), per-country parameters and legal sources,
@@ -8,6 +8,7 @@ its priority class, the context a scene must contain for it to apply, and its ST
 from __future__ import annotations
 
 import re
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
@@ -151,7 +152,7 @@ class Context(_Strict):
 
 
 class Monitor(_Strict):
-    """An STL formula over the signal vocabulary (roadtest.metrics.rules.signals) and the rule's params."""
+    """An STL formula over the signal vocabulary (roadtest.rules.signals) and the rule's params."""
 
     formula: str
     signals: list[str]
@@ -234,8 +235,8 @@ class Rule(_Strict):
 
 
 def catalogue_dir() -> Path:
-    """scenarios/rules beside the package (the repository checkout)."""
-    return Path(__file__).resolve().parents[2] / "scenarios" / "rules"
+    """The shipped catalogue folder (package data, so a wheel install has it too)."""
+    return Path(str(files("roadtest.rules").joinpath("catalogue")))
 
 
 def _compose_positions(text: str, file: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roadtest.dsl.rules import PRIORITY_CLASSES, UNITS, get_rule, load_catalogue
+from roadtest.rules.catalogue_model import PRIORITY_CLASSES, UNITS, get_rule, load_catalogue
 from roadtest.errors import Problem, ScenarioError
 
 __all__ = ["rules_list_command", "rules_show_command", "rules_check_command", "check_catalogue"]
@@ -55,8 +55,8 @@ def rules_show_command(rule_id: str) -> int:
 
 def check_catalogue(cat: dict | None = None) -> list[Problem]:
     """Problems beyond the schema: formulas (names, rtamt parse), signals declared, priority of conflicts."""
-    from roadtest.metrics.rules.monitor import check_formula, identifiers
-    from roadtest.metrics.rules.signals import VOCABULARY
+    from roadtest.rules.monitor import check_formula, identifiers
+    from roadtest.rules.signals import VOCABULARY
 
     cat = cat if cat is not None else load_catalogue()
     problems = []

@@ -6,7 +6,7 @@ import math
 import re
 from typing import Mapping, Sequence
 
-from roadtest.metrics.rules.signals import VOCABULARY, Signals
+from roadtest.rules.signals import VOCABULARY, Signals
 
 __all__ = ["STL_WORDS", "identifiers", "check_formula", "split_always", "bind_params", "robustness"]
 

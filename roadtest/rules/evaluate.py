@@ -1,7 +1,7 @@
 """Rule-violation metric: every rule listed in meta.json checked by its STL monitor over the trace.
 
 `evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula
-from the catalogue (scenarios/rules/) with rtamt, and returns one RuleResult per rule. Adding a rule
+from the catalogue (roadtest/rules/catalogue/) with rtamt, and returns one RuleResult per rule. Adding a rule
 is one YAML file when its signals exist. Where rules conflict, a violated lower-priority rule is
 "excused" when the governing higher-priority rule it conflicts with holds.
 """
@@ -12,12 +12,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from roadtest.dsl.rules import Rule, load_catalogue
+from roadtest.rules.catalogue_model import Rule, load_catalogue
 from roadtest.errors import UserError
 from roadtest.metrics.base import Violation
-from roadtest.metrics.rules.monitor import robustness
-from roadtest.metrics.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
-from roadtest.metrics.rules.signals import VOCABULARY, Signals, extract_signals
+from roadtest.rules.monitor import robustness
+from roadtest.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
+from roadtest.rules.signals import VOCABULARY, Signals, extract_signals
 from roadtest.sim.api import Trace
 
 __all__ = [
