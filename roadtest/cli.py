@@ -74,7 +74,8 @@ def map_(
 @app.command()
 def run(
     target: Path = typer.Argument(..., help="Scenario .yaml, suite, folder, bundle folder or .xosc."),
-    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Agent name (expert, lane-follower, idle) or path/file.py:Class. Default: the ego under its scenario controller."),
+    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Agent name (expert, lane-follower, idle, vlm) or path/file.py:Class. Default: the ego under its scenario controller."),
+    agent_config: Optional[Path] = typer.Option(None, "--agent-config", help="The agent's config file (.yaml or .json), e.g. my_vlm.yaml for --agent vlm."),
     seeds: int = typer.Option(1, "--seeds", help="Number of seeds per variant (seed, seed+1, ...)."),
     seed: int = typer.Option(0, "--seed", help="First seed."),
     tick: float = typer.Option(0.05, "--tick", help="Simulation tick in seconds."),
@@ -89,7 +90,8 @@ def run(
     from roadtest.runner.cli import run_command
 
     _done(run_command(target=target, agent=agent, seeds=seeds, seed=seed, tick=tick, workers=workers,
-                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend))
+                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend,
+                      agent_config=agent_config))
 
 
 @rules_app.command("list")

@@ -4,7 +4,7 @@ An agent is built once per run: the constructor calls `setup(config)`; the runne
 once, calls the agent (`agent(input_data, timestamp)`, which runs `run_step`) every tick with
 `input_data[id] = (frame, data)` as the leaderboard does, and finally `destroy()`. After each call
 `last_output` holds the control with the planned trajectory (ego frame, x forward, y left, every 0.5 s)
-and the text that `run_step` left in `self.planned` / `self.text`.
+and the text that `run_step` left in `self.planned` / `self.text` (and `self.record`, a JSON-able dict).
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ class AutonomousAgent:
         self.config: dict[str, Any] = {}
         self.planned: tuple[tuple[float, float], ...] | None = None
         self.text: str | None = None
+        self.record: dict[str, Any] | None = None  # JSON-able detail of this step's decision, kept in the trace
         self.last_output: AgentOutput | None = None
         self.global_plan: list[tuple[float, float]] | None = None
         self.setup(path_to_conf_file)
@@ -122,7 +123,7 @@ class AutonomousAgent:
 
     def __call__(self, input_data: Mapping[str, Any], timestamp: float) -> Control:
         """Run one step and record the control with its plan and text in `last_output`."""
-        self.planned, self.text = None, None
+        self.planned, self.text, self.record = None, None, None
         control = self.run_step(input_data, timestamp)
         if not isinstance(control, Control):
             control = Control(throttle=float(getattr(control, "throttle", 0.0)), steer=float(getattr(control, "steer", 0.0)),
@@ -131,5 +132,6 @@ class AutonomousAgent:
         control = Control(throttle=min(max(control.throttle, 0.0), 1.0), steer=min(max(control.steer, -1.0), 1.0),
                           brake=min(max(control.brake, 0.0), 1.0), hand_brake=control.hand_brake, reverse=control.reverse)
         planned = tuple((float(x), float(y)) for x, y in self.planned) if self.planned is not None else None
-        self.last_output = AgentOutput(time=float(timestamp), control=control, planned=planned, text=self.text)
+        self.last_output = AgentOutput(time=float(timestamp), control=control, planned=planned, text=self.text,
+                                       record=self.record)
         return control

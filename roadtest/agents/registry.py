@@ -1,4 +1,4 @@
-"""Agents by name ("expert", "lane-follower", "idle") or from a user's file ("path/to/file.py:ClassName")."""
+"""Agents by name ("expert", "lane-follower", "idle", "vlm") or from a user's file ("path/to/file.py:ClassName")."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ AGENTS: dict[str, str] = {
     "expert": "roadtest.agents.expert:ExpertAgent",
     "lane-follower": "roadtest.agents.lane_follower:LaneFollowerAgent",
     "idle": "roadtest.agents.idle:IdleAgent",
+    "vlm": "roadtest.agents.vlm.agent:VLMAgent",
 }
 
 

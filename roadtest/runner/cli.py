@@ -66,14 +66,15 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None) -> list[Job]:
+              timeout: float, backend: str, trace_csv: Path | None = None, agent_config: Path | None = None) -> list[Job]:
     """Every (variant, seed, agent) run, in target order then seed order."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None))
+                            trace_csv=str(trace_csv) if trace_csv else None,
+                            agent_config=str(Path(agent_config).resolve()) if agent_config else None))
     return jobs
 
 
@@ -93,7 +94,7 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) 
 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
-                resume: bool, trace_csv: Path | None, timeout: float, backend: str) -> int:
+                resume: bool, trace_csv: Path | None, timeout: float, backend: str, agent_config: Path | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1."""
     from roadtest.runner.pool import run_jobs
@@ -103,14 +104,19 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     if agent:
         from roadtest.agents.registry import agent_class
 
-        agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+        cls = agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+        if agent_config is not None and hasattr(cls, "check_config"):
+            cls.check_config(agent_config)
+    elif agent_config is not None:
+        raise UserError("--agent-config: needs --agent")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     existing = done_ids(out)
     if existing and not resume:
         raise UserError(f"{out / 'results.jsonl'}: already holds {len(existing)} run(s); "
                         "pass --resume to continue it, or choose another --out")
-    jobs = plan_jobs(resolve_target(Path(target), out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
+    jobs = plan_jobs(resolve_target(Path(target), out), agent, seeds, seed, tick, out, timeout, backend, trace_csv,
+                     agent_config)
     if trace_csv and len(jobs) != 1:
         raise UserError(f"--trace-csv: expected a single run, the target gives {len(jobs)}")
     todo = [j for j in jobs if j.run_id not in existing]

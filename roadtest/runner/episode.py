@@ -40,6 +40,7 @@ class Job:
     timeout: float  # s wall clock
     backend: str = "embedded"
     trace_csv: str | None = None
+    agent_config: str | None = None  # the agent's config file (--agent-config)
     reference: bool = True  # compute (or reuse) the expert's reference trace for planning L2
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -81,7 +82,7 @@ def _why(e: BaseException) -> str:
 
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
-                deadline: float | None = None, trace_csv: str | None = None) -> Trace:
+                deadline: float | None = None, trace_csv: str | None = None, agent_config: str | None = None) -> Trace:
     """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
     from roadtest.errors import UserError
 
@@ -99,7 +100,9 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name)
+                agent = load_agent(agent_name, agent_config)
+                if hasattr(agent, "set_country"):  # the country a driver knows it is driving in
+                    agent.set_country(meta.get("country"), meta.get("driving_side"))
                 wps = (meta.get("route") or {}).get("waypoints")
                 if wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
@@ -209,7 +212,7 @@ def execute_run(job: Job) -> dict[str, Any]:
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
-                            deadline=start + job.timeout, trace_csv=job.trace_csv)
+                            deadline=start + job.timeout, trace_csv=job.trace_csv, agent_config=job.agent_config)
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace
@@ -233,6 +236,11 @@ def execute_run(job: Job) -> dict[str, Any]:
             for key in ("rules", "rules_error"):
                 if key in score:
                     record[key] = score[key]
+            if any(a.record for a in trace.agent):
+                from roadtest.agents.vlm.figures import run_figures
+
+                score["vlm"] = record["vlm"] = run_figures(trace, meta, bundle)
+                write_json_atomic(run_dir / "score.json", score)
             if status == "completed":
                 why = _expectations(meta, score)
                 if why:

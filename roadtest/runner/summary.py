@@ -93,12 +93,19 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
             "comfort": _mean([x["comfort"] for x in b2d if x.get("comfort") is not None]),
         },
         "rules": rules,
+        **({"vlm": _vlm([r.get("vlm") for r in recs.values()])} if any(r.get("vlm") for r in recs.values()) else {}),
         "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
                   "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
                   "success": (recs[rid].get("bench2drive") or {}).get("success")}
                  for rid in planned if rid in recs],
         "_checkpoint": {"records": leaderboard_records([recs[rid] for rid in planned if rid in recs])},
     }
+
+
+def _vlm(figures: list) -> dict[str, Any] | None:
+    from roadtest.agents.vlm.figures import suite_figures
+
+    return suite_figures(figures)
 
 
 def _infraction_text(r: dict) -> str:
@@ -139,6 +146,11 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
                   f"penalty {lb['score_penalty']:.3f}  success rate {100 * b2d['success_rate']:.1f} %  "
                   f"efficiency {b2d['efficiency'] if b2d['efficiency'] is not None else '-'}  "
                   f"comfort {b2d['comfort'] if b2d['comfort'] is not None else '-'}")
+    if summary.get("vlm"):
+        from roadtest.agents.vlm.report import vlm_lines
+
+        for line in vlm_lines(summary["vlm"]):
+            console.print(line)
     st = summary["statuses"]
     console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
                   + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "

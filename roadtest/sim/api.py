@@ -147,6 +147,7 @@ class AgentOutput:
     control: Control
     planned: tuple[tuple[float, float], ...] | None = None  # ego frame (x forward, y left), every 0.5 s
     text: str | None = None
+    record: dict[str, Any] | None = None  # JSON-able detail of a decision (a VLM agent's prompt, answer, parse)
 
 
 class Termination(str, enum.Enum):
@@ -210,6 +211,7 @@ class Trace:
                     control=Control(**a["control"]),
                     planned=tuple(tuple(p) for p in planned) if planned is not None else None,
                     text=a.get("text"),
+                    record=a.get("record"),
                 )
             )
         term = d.get("termination")

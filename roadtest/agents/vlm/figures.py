@@ -1,0 +1,226 @@
+"""The VLM agent's figures, per run and per suite, from the decision records in a trace and the scene's ground truth.
+
+Ground truth at each decision is the privileged objects view of the state the decision saw (the agent never
+reads it). A sign instance is one ground-truth sign ahead at one decision, in a distance class (near 5-15 m,
+mid 15-30 m, far 30-60 m; closer than 5 m it is usually out of the camera's view and not counted); it is
+recognised when the answer names the same sign id (and, for signs with a value, the same value). Light
+accuracy compares the answered state with the light governing the ego within 60 m ("none" when there is
+none). A plan obeys the rules in force when its target speed keeps the limit (5 % + 0.3 m/s slack) and,
+with a red light or a stop sign not yet stopped at within 40 m, no waypoint passes the stop line.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["run_figures", "suite_figures", "DIST_CLASSES", "percentile"]
+
+DIST_CLASSES = (("near", 5.0, 15.0), ("mid", 15.0, 30.0), ("far", 30.0, 60.0))
+LIGHT_RANGE = 60.0  # m
+STOP_RANGE = 40.0  # m
+
+
+def percentile(xs: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0-100) by linear interpolation between closest ranks (numpy's default)."""
+    if not xs:
+        return None
+    v = sorted(xs)
+    pos = (len(v) - 1) * q / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def _rate(k: int, n: int) -> float | None:
+    return round(k / n, 6) if n else None
+
+
+def _dist_class(d: float) -> str | None:
+    for name, lo, hi in DIST_CLASSES:
+        if lo < d <= hi:
+            return name
+    return None
+
+
+def _same_value(truth: Any, said: Any) -> bool:
+    if truth is None:
+        return True
+    try:
+        return said is not None and abs(float(truth) - float(said)) < 0.5
+    except (TypeError, ValueError):
+        return False
+
+
+def _labels(meta: Mapping[str, Any], trace: Any) -> dict[str, str]:
+    env = meta.get("environment") or {}
+    sun = trace.states[0].environment.sun_intensity if trace.states else 1.0
+    return {"country": str(meta.get("country") or "?"), "weather": str(env.get("weather") or "?"),
+            "light": "night" if sun < 0.2 else "day"}
+
+
+def _views(trace: Any, meta: Mapping[str, Any], bundle: Any, times: Iterable[float]) -> dict[float, dict[str, Any]]:
+    """The objects view of the state each decision saw (the first recorded state for the decision at t = 0)."""
+    from roadtest.sim.objects_sensor import ObjectsSensor
+
+    network = None
+    xodr = getattr(bundle, "xodr", None)
+    if xodr is not None:
+        from roadtest.sim.road import load_map
+
+        network = load_map(xodr)
+    sensor = ObjectsSensor(network, meta)
+    by_time = {round(s.time, 6): s for s in trace.states}
+    out = {}
+    for t in times:
+        st = by_time.get(round(t, 6))
+        if st is None:
+            st = next((s for s in trace.states if s.time >= t - 1e-9), trace.states[-1] if trace.states else None)
+        ego = st.ego if st is not None else None
+        if ego is not None:
+            out[t] = sensor(st, ego.id)
+    return out
+
+
+def _obeys(plan: Mapping[str, Any], view: Mapping[str, Any], speed: float) -> tuple[bool, list[str]]:
+    checks, ok = [], True
+    limit = view.get("speed_limit")
+    if limit is not None:
+        checks.append("speed_limit")
+        ok &= plan["target_speed"] <= 1.05 * float(limit) + 0.3
+    half = float((view.get("ego") or {}).get("length", 4.5)) / 2.0
+    reach = max(float(p[0]) for p in plan["waypoints"])
+    for lt in view.get("lights") or []:
+        d = float(lt["stop_distance"])
+        if str(lt.get("state")) == "red" and 0.0 < d <= STOP_RANGE:
+            checks.append("red_light")
+            ok &= reach <= d - half + 1.0
+    for sl in view.get("stop_lines") or []:
+        d = float(sl["distance"])
+        if sl.get("stop_sign") and 0.0 < d <= STOP_RANGE and speed > 0.5:
+            checks.append("stop_sign")
+            ok &= reach <= d - half + 1.0
+    return bool(ok), checks
+
+
+def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict[str, Any]:
+    """One run's figures (see the module docstring); `_samples` keeps latencies for the suite's percentiles."""
+    recs = [a.record for a in trace.agent if a.record and a.record.get("kind") == "vlm_decision"]
+    views = _views(trace, meta, bundle, [r["t"] for r in recs]) if recs else {}
+    signs = {name: [0, 0] for name, _, _ in DIST_CLASSES}
+    false_pos = 0
+    light_n = light_k = light_all_k = light_all_n = 0
+    answers = failures = repaired = failed_calls = 0
+    follow_n = follow_k = 0
+    lat: dict[str, list[float]] = {}
+    overhead: list[float] = []
+    for r in recs:
+        view = views.get(r["t"])
+        for st in r["stages"]:
+            lat.setdefault(st["stage"], []).append(float(st["latency_s"]))
+            if st["raw"] is None and st["error"]:
+                failed_calls += 1
+                continue
+            answers += 1
+            failures += st["parsed"] is None
+            repaired += bool(st["repairs"]) and st["parsed"] is not None
+        lat.setdefault("decision", []).append(float(r.get("latency_s", 0.0)))
+        if r.get("agent_overhead_s") is not None:
+            overhead.append(float(r["agent_overhead_s"]))
+        per = r.get("perception")
+        if view is None or per is None:
+            continue
+        said = list(per.get("signs") or [])
+        used = [False] * len(said)
+        for sg in view.get("signs") or []:
+            cls = _dist_class(float(sg["distance"]))
+            if cls is None:
+                continue
+            signs[cls][0] += 1
+            for i, s in enumerate(said):
+                if not used[i] and s.get("id") == str(sg.get("id") or sg.get("kind")) and _same_value(sg.get("value"), s.get("value")):
+                    used[i] = True
+                    signs[cls][1] += 1
+                    break
+        false_pos += used.count(False)
+        ahead = [lt for lt in view.get("lights") or [] if 0.0 < float(lt["stop_distance"]) <= LIGHT_RANGE]
+        truth = str(ahead[0]["state"]) if ahead else "none"
+        truth = "yellow" if truth == "amber" else truth
+        light_all_n += 1
+        light_all_k += per.get("light") == truth
+        if ahead:
+            light_n += 1
+            light_k += per.get("light") == truth
+        if r.get("plan") is not None:
+            ok, checks = _obeys(r["plan"], view, float(r.get("speed", 0.0)))
+            if checks:
+                follow_n += 1
+                follow_k += ok
+    n_all = sum(v[0] for v in signs.values())
+    k_all = sum(v[1] for v in signs.values())
+    n30, k30 = signs["near"][0] + signs["mid"][0], signs["near"][1] + signs["mid"][1]
+    first = recs[0] if recs else {}
+    sim_span = (recs[-1]["t"] - recs[0]["t"]) if len(recs) > 1 else 0.0
+    wall_span = (recs[-1]["wall_s"] - recs[0]["wall_s"]) if len(recs) > 1 else 0.0
+    return {
+        "backend": first.get("backend"), "model": first.get("model"), "not_a_vlm": bool(first.get("not_a_vlm")),
+        "mode": first.get("mode"), "latency_mode": first.get("latency_mode"),
+        "privileged_hints": any(r.get("privileged_hints") for r in recs), "decisions": len(recs),
+        "labels": _labels(meta, trace),
+        "signs": {"instances": n_all, "recognised": k_all, "accuracy": _rate(k_all, n_all),
+                  "within_30m": {"instances": n30, "recognised": k30, "accuracy": _rate(k30, n30)},
+                  "by_distance": {c: {"instances": v[0], "recognised": v[1], "accuracy": _rate(v[1], v[0])} for c, v in signs.items()},
+                  "false_positives": false_pos},
+        "lights": {"decisions_with_light": light_n, "correct": light_k, "accuracy": _rate(light_k, light_n),
+                   "all_decisions_accuracy": _rate(light_all_k, light_all_n)},
+        "parse": {"answers": answers, "failures": failures, "failure_rate": _rate(failures, answers),
+                  "repaired": repaired, "repair_rate": _rate(repaired, answers), "failed_calls": failed_calls},
+        "instruction_following": {"decisions": follow_n, "obeyed": follow_k, "rate": _rate(follow_k, follow_n)},
+        "latency_s": {k: {"p50": percentile(v, 50), "p95": percentile(v, 95), "n": len(v)} for k, v in lat.items()},
+        "agent_overhead_s": {"p50": percentile(overhead, 50), "p95": percentile(overhead, 95)},
+        "sim_to_wall": round(sim_span / wall_span, 4) if wall_span > 0 else None,
+        "_samples": {"latency_s": {k: [round(x, 6) for x in v] for k, v in lat.items()}},
+    }
+
+
+def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """Sums over the runs' figures; sign recognition within 30 m by country, weather and light; latency percentiles."""
+    runs = [r for r in runs if r]
+    if not runs:
+        return None
+
+    def add(path: Sequence[str]) -> int:
+        total = 0
+        for r in runs:
+            v: Any = r
+            for p in path:
+                v = (v or {}).get(p)
+            total += int(v or 0)
+        return total
+
+    groups: dict[str, dict[str, list[int]]] = {"country": {}, "weather": {}, "light": {}}
+    for r in runs:
+        w = r["signs"]["within_30m"]
+        for key in groups:
+            g = groups[key].setdefault(str(r["labels"].get(key)), [0, 0])
+            g[0] += w["instances"]
+            g[1] += w["recognised"]
+    lat: dict[str, list[float]] = {}
+    for r in runs:
+        for k, v in ((r.get("_samples") or {}).get("latency_s") or {}).items():
+            lat.setdefault(k, []).extend(v)
+    n30, k30 = add(["signs", "within_30m", "instances"]), add(["signs", "within_30m", "recognised"])
+    ans, fail, rep = add(["parse", "answers"]), add(["parse", "failures"]), add(["parse", "repaired"])
+    ln, lk = add(["lights", "decisions_with_light"]), add(["lights", "correct"])
+    fn, fk = add(["instruction_following", "decisions"]), add(["instruction_following", "obeyed"])
+    return {
+        "runs": len(runs), "backends": sorted({str(r.get("backend")) for r in runs}),
+        "not_a_vlm": any(r.get("not_a_vlm") for r in runs), "privileged_hints": any(r.get("privileged_hints") for r in runs),
+        "decisions": add(["decisions"]),
+        "sign_accuracy_30m": _rate(k30, n30), "sign_instances_30m": n30,
+        "sign_accuracy_30m_by": {key: {name: {"instances": v[0], "accuracy": _rate(v[1], v[0])} for name, v in sorted(g.items())}
+                                 for key, g in groups.items()},
+        "light_accuracy": _rate(lk, ln), "light_decisions": ln,
+        "parse_failure_rate": _rate(fail, ans), "repair_rate": _rate(rep, ans), "failed_calls": add(["parse", "failed_calls"]),
+        "instruction_following": _rate(fk, fn),
+        "latency_s": {k: {"p50": percentile(v, 50), "p95": percentile(v, 95), "n": len(v)} for k, v in lat.items()},
+    }
