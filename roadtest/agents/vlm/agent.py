@@ -74,7 +74,7 @@ class VLMAgent(AutonomousAgent):
             self.country = country_info(country, driving_side)
 
     def sensors(self) -> list[dict[str, Any]]:
-        specs = camera_specs(self.config["cameras"]) + [sensor_spec("sensor.speedometer", "speed"),
+        specs = camera_specs(self.config["cameras"], self.period) + [sensor_spec("sensor.speedometer", "speed"),
                                                         sensor_spec("sensor.other.gnss", "gnss"),
                                                         sensor_spec("sensor.other.imu", "imu")]
         if self.config["privileged_hints"]:
@@ -95,7 +95,8 @@ class VLMAgent(AutonomousAgent):
             self.route = RoutePath(self.global_plan)
         if pose is not None and self.route is not None:
             self.route_s = self.route.project(pose["x"], pose["y"], s_min=self.route_s - 5.0, s_max=self.route_s + 60.0)[0]
-        if t + 1e-9 >= self.next_decision and pose is not None:
+        has_image = any(input_data.get(str(cam["id"])) is not None for cam in self.config["cameras"])
+        if t + 1e-9 >= self.next_decision and pose is not None and has_image:  # no frame this tick: decide on the next
             self._decide(input_data, t, speed, pose)
         if self.pending is not None and t + 1e-9 >= self.pending.effective_at:
             self.plan, self.pending = self.pending, None

@@ -3,7 +3,8 @@
 Ground truth at each decision is the privileged objects view of the state the decision saw (the agent never
 reads it). A sign instance is one ground-truth sign ahead at one decision, in a distance class (near 5-15 m,
 mid 15-30 m, far 30-60 m; closer than 5 m it is usually out of the camera's view and not counted); it is
-recognised when the answer names the same sign id (and, for signs with a value, the same value). Light
+recognised when the answer names the same sign id (and, for signs with a value, the same value); a named
+sign with no sign of that id from 5 m behind to 80 m ahead is a false positive. Light
 accuracy compares the answered state with the light governing the ego within 60 m ("none" when there is
 none). A plan obeys the rules in force when its target speed keeps the limit (5 % + 0.3 m/s slack) and,
 with a red light or a stop sign not yet stopped at within 40 m, no waypoint passes the stop line.
@@ -141,7 +142,8 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
                     used[i] = True
                     signs[cls][1] += 1
                     break
-        false_pos += used.count(False)
+        nearby = {str(sg.get("id") or sg.get("kind")) for sg in view.get("signs") or [] if -5.0 < float(sg["distance"]) <= 80.0}
+        false_pos += sum(1 for i, s in enumerate(said) if not used[i] and s.get("id") not in nearby)
         ahead = [lt for lt in view.get("lights") or [] if 0.0 < float(lt["stop_distance"]) <= LIGHT_RANGE]
         truth = str(ahead[0]["state"]) if ahead else "none"
         truth = "yellow" if truth == "amber" else truth

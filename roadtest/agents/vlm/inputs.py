@@ -19,15 +19,16 @@ __all__ = ["camera_specs", "rgb_image", "image_digest", "stitch", "pose_from", "
 EARTH_RADIUS = 6378137.0  # m, the spherical Mercator of the GNSS sensor
 
 
-def camera_specs(cameras: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Leaderboard camera dicts (m and degrees) from the config's camera list."""
+def camera_specs(cameras: Sequence[Mapping[str, Any]], sensor_tick: float | None = None) -> list[dict[str, Any]]:
+    """Leaderboard camera dicts (m and degrees) from the config's camera list; `sensor_tick` (s, CARLA's attribute)
+    asks for a frame only that often."""
     out = []
     for cam in cameras:
         c = dict(cam)
         cid = str(c.pop("id"))
         out.append(sensor_spec("sensor.camera.rgb", cid, **{k: c.pop(k, 0.0) for k in ("x", "y", "z", "roll", "pitch", "yaw")},
                                width=int(c.pop("width", 1024)), height=int(c.pop("height", 576)),
-                               fov=float(c.pop("fov", 60.0)), **c))
+                               fov=float(c.pop("fov", 60.0)), **({"sensor_tick": sensor_tick} if sensor_tick else {}), **c))
     return out
 
 

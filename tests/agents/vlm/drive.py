@@ -12,7 +12,7 @@ from roadtest.sim.api import SimSettings
 __all__ = ["drive"]
 
 
-def drive(bundle_dir, config: dict[str, Any], reply_for: Callable[[Any], Any], simulator_cls=None):
+def drive(bundle_dir, config: dict[str, Any], reply_for: Callable[[Any], Any], simulator_cls=None, max_time: float | None = None):
     """(trace, score, figures): `reply_for(sim)` gives the fake server's reply function for this simulation."""
     from fake_openai import FakeOpenAIServer
     from roadtest.agents.vlm.figures import run_figures
@@ -20,7 +20,7 @@ def drive(bundle_dir, config: dict[str, Any], reply_for: Callable[[Any], Any], s
     if simulator_cls is None:
         from roadtest.sim.embedded import EmbeddedSimulator as simulator_cls
     bundle = load_bundle(bundle_dir)
-    sim = simulator_cls().load(bundle, 0, SimSettings())
+    sim = simulator_cls().load(bundle, 0, SimSettings(max_time=max_time))
     reply = reply_for(sim)
     with FakeOpenAIServer(reply) as srv:
         cfg = {**config, "backend": "openai", "openai": {**config.get("openai", {}), "base_url": srv.base_url}}

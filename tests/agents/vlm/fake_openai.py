@@ -80,7 +80,7 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 srv.requests.append(body)
-                srv.headers.append(dict(self.headers))
+                srv.headers.append({k.lower(): v for k, v in self.headers.items()})
                 out = srv.reply(body)
                 out = out if isinstance(out, FakeReply) else FakeReply(out)
                 if out.delay:
