@@ -130,7 +130,7 @@ class VLMAgent(AutonomousAgent):
         fields = {**self.country, "cameras": ", ".join(fr["camera"] for fr in frames) or "none",
                   "sign_ids": ", ".join(self.sign_ids), "speed": round(speed / f, 1), "command": command,
                   "route": json.dumps(ahead), "hints": hints}
-        context = {"stage": None, "speed": speed, "command": command, "route_ahead": ahead, "country": self.country}
+        context = {"stage": None, "t": t, "speed": speed, "command": command, "route_ahead": ahead, "country": self.country}
         record: dict[str, Any] = {"kind": RECORD_KIND, "t": t, "backend": self.backend.name, "model": self.backend.model,
                                   "not_a_vlm": not self.backend.is_vlm, "mode": c["mode"], "latency_mode": c["latency"],
                                   "privileged_hints": bool(c["privileged_hints"]), "frames": frames, "speed": speed,

@@ -20,6 +20,7 @@ __all__ = ["run_figures", "suite_figures", "DIST_CLASSES", "percentile"]
 DIST_CLASSES = (("near", 5.0, 15.0), ("mid", 15.0, 30.0), ("far", 30.0, 60.0))
 LIGHT_RANGE = 60.0  # m
 STOP_RANGE = 40.0  # m
+_MPH = {"US", "GB"}
 
 
 def percentile(xs: Sequence[float], q: float) -> float | None:
@@ -43,11 +44,16 @@ def _dist_class(d: float) -> str | None:
     return None
 
 
-def _same_value(truth: Any, said: Any) -> bool:
-    if truth is None:
+def _same_value(sign_id: str, truth: Any, said: Any, country: str) -> bool:
+    """Whether the answered value is the one the face prints (the catalogue's km/h; mph to the nearest 5 in the
+    US and GB); an end-of-limit sign is recognised without its value."""
+    if truth is None or sign_id.startswith("end_"):
         return True
     try:
-        return said is not None and abs(float(truth) - float(said)) < 0.5
+        want = float(truth)
+        if country in _MPH and sign_id in ("speed_limit", "minimum_speed"):
+            want = 5 * round(want / 1.609344 / 5)
+        return said is not None and abs(want - float(said)) < 0.5
     except (TypeError, ValueError):
         return False
 
@@ -107,6 +113,7 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
     """One run's figures (see the module docstring); `_samples` keeps latencies for the suite's percentiles."""
     recs = [a.record for a in trace.agent if a.record and a.record.get("kind") == "vlm_decision"]
     views = _views(trace, meta, bundle, [r["t"] for r in recs]) if recs else {}
+    country = str(meta.get("country") or "")
     signs = {name: [0, 0] for name, _, _ in DIST_CLASSES}
     false_pos = 0
     light_n = light_k = light_all_k = light_all_n = 0
@@ -138,7 +145,8 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
                 continue
             signs[cls][0] += 1
             for i, s in enumerate(said):
-                if not used[i] and s.get("id") == str(sg.get("id") or sg.get("kind")) and _same_value(sg.get("value"), s.get("value")):
+                sid = str(sg.get("id") or sg.get("kind"))
+                if not used[i] and s.get("id") == sid and _same_value(sid, sg.get("value"), s.get("value"), country):
                     used[i] = True
                     signs[cls][1] += 1
                     break

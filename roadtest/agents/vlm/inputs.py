@@ -34,10 +34,12 @@ def camera_specs(cameras: Sequence[Mapping[str, Any]], sensor_tick: float | None
 
 def rgb_image(data: Any) -> np.ndarray:
     """H x W x 3 RGB uint8 from a camera's data: H x W x 4 BGRA (CARLA's layout) or H x W x 3 BGR."""
+    import cv2
+
     arr = np.asarray(data)
-    if arr.ndim != 3 or arr.shape[2] not in (3, 4):
-        raise ValueError(f"camera data: expected H x W x 3 or 4, got shape {arr.shape}")
-    return np.ascontiguousarray(arr[:, :, 2::-1]).astype(np.uint8, copy=False)
+    if arr.ndim != 3 or arr.shape[2] not in (3, 4) or arr.dtype != np.uint8:
+        raise ValueError(f"camera data: expected H x W x 3 or 4 uint8, got {arr.dtype} {arr.shape}")
+    return cv2.cvtColor(arr, cv2.COLOR_BGRA2RGB if arr.shape[2] == 4 else cv2.COLOR_BGR2RGB)
 
 
 def image_digest(img: np.ndarray) -> str:

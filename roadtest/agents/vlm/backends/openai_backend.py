@@ -24,7 +24,7 @@ def encode_image(image: Any, fmt: str = "jpeg", quality: int = 90) -> bytes:
     import cv2
     import numpy as np
 
-    bgr = np.ascontiguousarray(np.asarray(image)[:, :, 2::-1])
+    bgr = cv2.cvtColor(np.asarray(image, dtype=np.uint8), cv2.COLOR_RGB2BGR)
     if fmt == "png":
         ok, buf = cv2.imencode(".png", bgr)
     else:
