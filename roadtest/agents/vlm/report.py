@@ -17,9 +17,9 @@ def _s(x: float | None) -> str:
 
 def vlm_lines(fig: Mapping[str, Any]) -> list[str]:
     """Plain lines for the console (suite_figures' dict)."""
-    tag = " [builtin: NOT A VLM - rule-based baseline]" if fig.get("not_a_vlm") else ""
+    tag = " -- NOT A VLM: the builtin rule-based baseline" if fig.get("not_a_vlm") else ""
     if fig.get("privileged_hints"):
-        tag += " [PRIVILEGED HINTS: ground truth in the prompt]"
+        tag += " -- PRIVILEGED HINTS: ground truth in the prompt"
     by = fig.get("sign_accuracy_30m_by") or {}
     weather = ", ".join(f"{k} {_pct(v['accuracy'])} ({v['instances']})" for k, v in (by.get("weather") or {}).items())
     lat = fig.get("latency_s") or {}

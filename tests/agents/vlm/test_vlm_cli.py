@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
+
+pytest.importorskip("openai")
 
 from fake_openai import FakeOpenAIServer
 from oracle import route_following_reply

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("openai")
+
 from drive import drive
 from fake_camera import FakeCameraEmbeddedSimulator
 from oracle import GroundTruthOracle

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+pytest.importorskip("openai")
+
 from drive import drive
 from fake_camera import FakeCameraEmbeddedSimulator
 from fake_openai import FakeReply, prompt_text, stage_of

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from roadtest.agents.vlm.backends import Answer
@@ -37,6 +38,7 @@ class BuiltinBackend:
         cam = config["cameras"][0]
         self.fov = float(cam.get("fov", 60.0))
         self.cam_z = float(cam.get("z", 1.6))
+        self.cam_x = float(cam.get("x", 1.5))  # m ahead of the car's centre: distances below are from the centre
         self.planner: RulePlanner | None = None
         self.signs: list[Any] = []
         self.lamp = LampReading("none", None, 0)
@@ -52,8 +54,10 @@ class BuiltinBackend:
         out: dict[str, Any] = {}
         if stage in ("perception", "end_to_end"):
             img = images[0] if images else None
-            self.signs = find_signs(img, self.classifier, self.fov) if img is not None else []
-            self.lamp = find_lamp(img, self.fov, self.cam_z) if img is not None else LampReading("none", None, 0)
+            self.signs = [replace(d, distance=d.distance + self.cam_x) for d in find_signs(img, self.classifier, self.fov)] \
+                if img is not None else []
+            lamp = find_lamp(img, self.fov, self.cam_z) if img is not None else LampReading("none", None, 0)
+            self.lamp = lamp if lamp.distance is None else replace(lamp, distance=lamp.distance + self.cam_x)
             out.update({"signs": [{"id": d.sign_id, "value": d.value, "side": d.side, "distance": _dist_class(d.distance)}
                                   for d in self.signs],
                         "light": self.lamp.state, "road_users": []})

@@ -14,7 +14,7 @@ import numpy as np
 
 __all__ = ["SignClassifier", "INPUT", "load_classifier", "DEFAULT_CHECKPOINT"]
 
-INPUT = 32  # px, square crops
+INPUT = 40  # px, square crops (the checkpoint says its own)
 DEFAULT_CHECKPOINT = "sign_classifier.npz"
 
 
@@ -34,10 +34,11 @@ class SignClassifier:
     def __init__(self, path: str | Path):
         data = np.load(path, allow_pickle=False)
         self.labels = [str(s) for s in data["labels"]]
-        self.w = {k: data[k].astype(np.float32) for k in data.files if k != "labels"}
+        self.input = int(data["input"]) if "input" in data.files else 32
+        self.w = {k: data[k].astype(np.float32) for k in data.files if k not in ("labels", "input")}
 
     def predict(self, crops: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """crops: N x 32 x 32 x 3 RGB uint8 -> best label and its probability per crop."""
+        """crops: N x input x input x 3 RGB uint8 -> best label and its probability per crop."""
         if len(crops) == 0:
             return [], np.zeros(0)
         x = (crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2)

@@ -3,7 +3,8 @@ and the lit lamp of a traffic light, with distances from the camera's own geomet
 
 Sign distance: a board's longer side is `SIGN_SIZE` m, so d = focal * SIGN_SIZE / pixels. Light distance: a
 lamp sits about `LAMP_HEIGHT` m up, so d = focal * (LAMP_HEIGHT - camera height) / (pixels above the horizon).
-Both assume a level camera (pitch 0), as the default front camera is.
+Both assume a level camera (pitch 0), as the default front camera is; boards cut by the image's edge are
+skipped (half a sign is guesswork).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from roadtest.agents.vlm.builtin.classifier import INPUT, SignClassifier
+from roadtest.agents.vlm.builtin.classifier import SignClassifier
 
 __all__ = ["Detection", "LampReading", "find_signs", "find_lamp", "focal_px", "SIGN_SIZE", "LAMP_HEIGHT"]
 
-SIGN_SIZE = 0.8  # m, a board's longer side
-LAMP_HEIGHT = 4.9  # m, the lamps of a traffic-light head
+SIGN_SIZE = 1.0  # m, a board's longer side as the renderer draws it (measured against its ground truth)
+LAMP_HEIGHT = 5.5  # m: the lit lamp of a traffic-light head, as the renderer mounts it (its distance then reads as the stop line's)
 MIN_PX, MAX_PX = 7, 220  # board sizes considered
 MIN_PROB = 0.55
 HORIZON_SHARE = 0.62  # boards and lamps lie in the upper part of the image (the road fills the rest)
@@ -68,15 +69,15 @@ def _boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _crop(img: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+def _crop(img: np.ndarray, box: tuple[int, int, int, int], size: int) -> np.ndarray:
     x, y, w, h = box
-    side = int(max(w, h) * 1.3) + 2
+    side = int(max(w, h) * 1.15) + 2
     cx, cy = x + w / 2.0, y + h / 2.0
     x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
     pad = np.pad(img, ((side, side), (side, side), (0, 0)), mode="edge")
     patch = pad[y0 + side:y0 + 2 * side, x0 + side:x0 + 2 * side]
-    interp = cv2.INTER_AREA if side > INPUT else cv2.INTER_LINEAR
-    return cv2.resize(patch, (INPUT, INPUT), interpolation=interp)
+    interp = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
+    return cv2.resize(patch, (size, size), interpolation=interp)
 
 
 def find_signs(img: np.ndarray, classifier: SignClassifier, fov_deg: float) -> list[Detection]:
@@ -84,23 +85,27 @@ def find_signs(img: np.ndarray, classifier: SignClassifier, fov_deg: float) -> l
     h_img, w_img = img.shape[:2]
     top = img[: int(h_img * HORIZON_SHARE)]
     hue, sat, val = _hsv(top)
-    sky = float(np.median(val[: max(1, top.shape[0] // 8)]))
+    band = slice(0, max(1, top.shape[0] // 8))
+    sky_v, sky_s = float(np.median(val[band])), float(np.median(sat[band]))
+    white_v = max(150.0, sky_v + 25.0) if sky_s <= 40 else 150.0  # a grey sky is itself low-saturation
     masks = [((hue <= 10) | (hue >= 165)) & (sat >= 80) & (val >= 45),
              (hue >= 95) & (hue <= 130) & (sat >= 90) & (val >= 40),
              (hue >= 15) & (hue <= 35) & (sat >= 90) & (val >= 70),
-             (sat <= 40) & (val >= max(190.0, sky + 30.0))]
+             (sat <= 40) & (val >= white_v)]
     boxes: list[tuple[int, int, int, int]] = []
     for m in masks:
         boxes += _boxes(m)
     boxes.sort(key=lambda b: -b[2] * b[3])
     kept: list[tuple[int, int, int, int]] = []
+    horizon = h_img / 2.0  # a board hangs higher than the camera: its centre is above the horizon
+    boxes = [b for b in boxes if b[1] + b[3] / 2 < horizon and b[0] > 0 and b[1] > 0 and b[0] + b[2] < w_img]
     for b in boxes:  # a ring's inside, or a plate's text, lies in a bigger box already kept
         cx, cy = b[0] + b[2] / 2, b[1] + b[3] / 2
         if not any(k[0] <= cx <= k[0] + k[2] and k[1] <= cy <= k[1] + k[3] for k in kept):
             kept.append(b)
     if not kept:
         return []
-    labels, probs = classifier.predict(np.stack([_crop(top, b) for b in kept]))
+    labels, probs = classifier.predict(np.stack([_crop(top, b, classifier.input) for b in kept]))
     f = focal_px(w_img, fov_deg)
     out = []
     for b, lab, p in zip(kept, labels, probs):

@@ -22,7 +22,7 @@ STOP_HOLD = 1.5  # s at standstill at a stop sign
 COMFORT_DECEL = 2.0  # m/s^2, the planned braking
 ACCEL = 1.5  # m/s^2
 STOP_BEFORE_SIGN = 2.5  # m: the car's centre stops this far before a stop sign (its front about at the sign)
-STOP_BEFORE_LIGHT = 6.0  # m: before the light head (the stop line lies a few metres before it)
+STOP_BEFORE_LIGHT = 3.0  # m: the car's centre stops this far before the light's reading (its front before the line)
 
 
 @dataclass
