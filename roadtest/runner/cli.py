@@ -66,7 +66,8 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None, agent_config: Path | None = None) -> list[Job]:
+              timeout: float, backend: str, trace_csv: Path | None = None, agent_config: Path | None = None,
+              extra: dict[str, Any] | None = None) -> list[Job]:
     """Every (variant, seed, agent) run, in target order then seed order."""
     jobs = []
     for variant, path in bundles:
@@ -74,11 +75,15 @@ def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, see
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
                             trace_csv=str(trace_csv) if trace_csv else None,
-                            agent_config=str(Path(agent_config).resolve()) if agent_config else None))
+                            agent_config=str(Path(agent_config).resolve()) if agent_config else None,
+                            extra=dict(extra or {})))
     return jobs
 
 
-def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) -> None:
+EXECUTORS = ("local", "ray")
+
+
+def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, executor: str = "local") -> None:
     from roadtest.runner.episode import BACKENDS
 
     if seeds < 1:
@@ -91,22 +96,34 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) 
         raise UserError(f"--timeout: expected a positive number of seconds, got {timeout}")
     if backend not in BACKENDS and ":" not in backend:
         raise UserError(f"--backend: expected one of {sorted(BACKENDS)}, got {backend!r}")
+    if executor not in EXECUTORS:
+        raise UserError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "ray":
+        from roadtest.runner.ray_executor import import_ray
+
+        import_ray()
 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
-                resume: bool, trace_csv: Path | None, timeout: float, backend: str, agent_config: Path | None = None) -> int:
+                resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
+                address: str | None = None, retries: int | None = None, agent_config: Path | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
-    _check(seeds, tick, workers, timeout, backend)
+    limits: dict[str, Any] = {}
+    _check(seeds, tick, workers, timeout, backend, executor)
     if agent:
         from roadtest.agents.registry import agent_class
 
         cls = agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
         if agent_config is not None and hasattr(cls, "check_config"):
             cls.check_config(agent_config)
+        if agent_config is not None and hasattr(cls, "server_scope"):  # at most max_concurrency runs per model server
+            from roadtest.runner.limits import server_limit
+
+            limits = server_limit(cls.server_scope(agent_config))
     elif agent_config is not None:
         raise UserError("--agent-config: needs --agent")
     out = Path(out)
@@ -116,7 +133,7 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         raise UserError(f"{out / 'results.jsonl'}: already holds {len(existing)} run(s); "
                         "pass --resume to continue it, or choose another --out")
     jobs = plan_jobs(resolve_target(Path(target), out), agent, seeds, seed, tick, out, timeout, backend, trace_csv,
-                     agent_config)
+                     agent_config, limits)
     if trace_csv and len(jobs) != 1:
         raise UserError(f"--trace-csv: expected a single run, the target gives {len(jobs)}")
     todo = [j for j in jobs if j.run_id not in existing]
@@ -126,7 +143,13 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
             append_record(out, rec)
             bar.advance(rec)
 
-        run_jobs(todo, workers, on_result)
+        if executor == "ray":
+            from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
+
+            run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
+                         retries=DEFAULT_RETRIES if retries is None else retries)
+        else:
+            run_jobs(todo, workers, on_result)
     planned = {j.run_id for j in jobs}
     records = [r for r in read_records(out) if r["run_id"] in planned]
     summary = write_summary(out, records, [j.run_id for j in jobs])

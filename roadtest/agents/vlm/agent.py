@@ -44,6 +44,13 @@ class VLMAgent(AutonomousAgent):
         """Raise UserError for a config file that setup() would refuse, before any worker starts."""
         merge_config(load_config(path), path)
 
+    @classmethod
+    def server_scope(cls, path: str | Path) -> dict[str, Any]:
+        """The model server and its run limit (`max_concurrency`), for the runner's server limits."""
+        c = merge_config(load_config(path), path)
+        url = c["openai"]["base_url"] if c["backend"] == "openai" else f"{c['backend']}:{c['transformers']['model_path']}"
+        return {"base_url": url, **({"max_concurrency": c["max_concurrency"]} if c["max_concurrency"] is not None else {})}
+
     def setup(self, path_to_conf_file: Any) -> None:
         source = path_to_conf_file if isinstance(path_to_conf_file, (str, Path)) else None
         self.config = merge_config(load_config(path_to_conf_file), source)

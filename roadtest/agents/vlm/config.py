@@ -31,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "image": {"format": "jpeg", "quality": 90, "stitch": False},  # stitch: several cameras side by side in one image
     "prompts": {"perception": None, "planning": None, "end_to_end": None},  # None: the packaged file; else a path
     "timeout_s": 30.0,  # per model call
+    "max_concurrency": None,  # runs that may use the model server at once (None: as many as --workers)
     "retries": 2,  # extra attempts after a failed call
     "backoff_s": 0.5,  # first retry delay; doubles per attempt
     "backoff_max_s": 4.0,

@@ -193,7 +193,8 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
 
 
 def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
-    """Sums over the runs' figures; sign recognition within 30 m by country, weather and light; latency percentiles."""
+    """Sums over the runs' figures; sign recognition within 30 m by country, weather, light, and by country in clear
+    daylight; latency percentiles."""
     runs = [r for r in runs if r]
     if not runs:
         return None
@@ -207,11 +208,14 @@ def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | 
             total += int(v or 0)
         return total
 
-    groups: dict[str, dict[str, list[int]]] = {"country": {}, "weather": {}, "light": {}}
+    groups: dict[str, dict[str, list[int]]] = {"country": {}, "weather": {}, "light": {}, "country_clear_day": {}}
     for r in runs:
-        w = r["signs"]["within_30m"]
-        for key in groups:
-            g = groups[key].setdefault(str(r["labels"].get(key)), [0, 0])
+        w, lab = r["signs"]["within_30m"], r["labels"]
+        keys = {k: str(lab.get(k)) for k in ("country", "weather", "light")}
+        if lab.get("weather") == "clear" and lab.get("light") == "day":
+            keys["country_clear_day"] = str(lab.get("country"))
+        for key, name in keys.items():
+            g = groups[key].setdefault(name, [0, 0])
             g[0] += w["instances"]
             g[1] += w["recognised"]
     lat: dict[str, list[float]] = {}
