@@ -4,7 +4,7 @@
 
 Training images are the faces of every country (roadtest.signs.faces.sign_face), shrunk to the sizes a
 0.8 m board has from 5 to 45 m in the default camera (1024 px wide, 60 degrees), turned up to +-40 degrees,
-composited on sky, grass, road and building backgrounds, with fog (blend towards grey), night (dark, noisy),
+composited on sky, grass, road and building backgrounds, tinted as lit boards, sometimes edged, with fog (blend towards grey), night (dark, noisy),
 rain (blur, streaks) and detector jitter; plus background crops. Input 40 x 40 px. Labels: "background", the sign id, and for
 speed signs the printed value ("speed_limit:50"; US and GB faces print mph). Needs torch (the vlm extra); the
 checkpoint is float16 numpy, read at run time without torch. Seeded: the same command gives the same file.
@@ -86,7 +86,8 @@ def weather(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         for _ in range(rng.integers(0, 4)):
             x = rng.integers(img.shape[1])
             img[:, x:x + 1] = img[:, x:x + 1] * 0.5 + 100
-    return np.clip(img * rng.uniform(0.8, 1.2) + rng.uniform(-15, 15), 0, 255)
+    tint = rng.uniform(0.7, 1.05, 3)  # the renderer's lighting: a white board reads light grey-blue
+    return np.clip(img * tint * rng.uniform(0.8, 1.2) + rng.uniform(-15, 15), 0, 255)
 
 
 def sample(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -104,6 +105,9 @@ def sample(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ox, oy = min(max(ox, 0), canvas - sx), min(max(oy, 0), canvas - sy)
     a = small[:, :, 3:4] / 255.0
     bg[oy:oy + sy, ox:ox + sx] = bg[oy:oy + sy, ox:ox + sx] * (1 - a) + small[:, :, :3] * a
+    if rng.random() < 0.4:  # the board's edge, as the renderer shades it
+        edge = float(rng.uniform(30, 90))
+        cv2.rectangle(bg, (ox, oy), (ox + sx - 1, oy + sy - 1), (edge, edge, edge), 1)
     img = weather(bg, rng)
     return cv2.resize(img, (INPUT, INPUT), interpolation=cv2.INTER_AREA if canvas > INPUT else cv2.INTER_LINEAR)
 

@@ -54,6 +54,7 @@ class FakeOpenAIServer:
         self.reply, self.model = reply, model
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.handling_s: list[float] = []  # the server's own time per request, the scripted delay left out
         srv = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,6 +79,7 @@ class FakeOpenAIServer:
                     self._send(404, {"error": {"message": "not found"}})
 
             def do_POST(self) -> None:
+                t0 = time.perf_counter()
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 srv.requests.append(body)
                 srv.headers.append({k.lower(): v for k, v in self.headers.items()})
@@ -87,11 +89,13 @@ class FakeOpenAIServer:
                     time.sleep(out.delay)
                 if out.status != 200:
                     self._send(out.status, {"error": {"message": f"scripted HTTP {out.status}", "type": "server_error"}})
+                    srv.handling_s.append(time.perf_counter() - t0 - out.delay)
                     return
                 self._send(200, {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": srv.model,
                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": out.content},
                                               "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+                srv.handling_s.append(time.perf_counter() - t0 - out.delay)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
