@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from roadtest.agents.vlm.backends import Answer
 from roadtest.agents.vlm.builtin.classifier import load_classifier
-from roadtest.agents.vlm.builtin.detect import LampReading, find_lamp, find_signs
+from roadtest.agents.vlm.builtin.detect import LampReading, find_lamp, find_signs, is_foggy
 from roadtest.agents.vlm.builtin.planner import RulePlanner
 from roadtest.agents.vlm.prompts import speed_unit_factor
 
@@ -50,7 +50,7 @@ class BuiltinBackend:
         stage = ctx.get("stage")
         unit = speed_unit_factor(((ctx.get("country") or {}).get("speed_unit")) or "km/h")
         if self.planner is None:
-            self.planner = RulePlanner(speed_unit_ms=unit)
+            self.planner = RulePlanner(speed_unit_ms=unit, country=str((ctx.get("country") or {}).get("country") or ""))
         out: dict[str, Any] = {}
         if stage in ("perception", "end_to_end"):
             img = images[0] if images else None
@@ -61,7 +61,8 @@ class BuiltinBackend:
             out.update({"signs": [{"id": d.sign_id, "value": d.value, "side": d.side, "distance": _dist_class(d.distance)}
                                   for d in self.signs],
                         "light": self.lamp.state, "road_users": []})
-            self.planner.update(float(ctx.get("t", 0.0)), float(ctx.get("speed", 0.0)), self.signs, self.lamp)
+            self.planner.update(float(ctx.get("t", 0.0)), float(ctx.get("speed", 0.0)), self.signs, self.lamp,
+                                foggy=img is not None and is_foggy(img))
         if stage in ("planning", "end_to_end"):
             out.update(self.planner.plan(float(ctx.get("speed", 0.0)), ctx.get("route_ahead") or []))
         return Answer(text=json.dumps(out), latency_s=time.perf_counter() - t0, model=self.model)

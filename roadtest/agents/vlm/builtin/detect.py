@@ -17,7 +17,7 @@ import numpy as np
 
 from roadtest.agents.vlm.builtin.classifier import SignClassifier
 
-__all__ = ["Detection", "LampReading", "find_signs", "find_lamp", "focal_px", "SIGN_SIZE", "LAMP_HEIGHT"]
+__all__ = ["Detection", "LampReading", "find_signs", "find_lamp", "is_foggy", "focal_px", "SIGN_SIZE", "LAMP_HEIGHT"]
 
 SIGN_SIZE = 1.0  # m, a board's longer side as the renderer draws it (measured against its ground truth)
 LAMP_HEIGHT = 5.5  # m: the lit lamp of a traffic-light head, as the renderer mounts it (its distance then reads as the stop line's)
@@ -135,3 +135,10 @@ def find_lamp(img: np.ndarray, fov_deg: float, camera_z: float = 1.6) -> LampRea
             if area > best.pixels and horizon - cy > 0.5:
                 best = LampReading(state, f * (LAMP_HEIGHT - camera_z) / (horizon - cy), int(area))
     return best
+
+
+def is_foggy(img: np.ndarray) -> bool:
+    """Fog: the upper half bright and flat (grey-level spread under 20 where a clear day gives over 50; on the
+    renderer's fog of 50 m visibility it is under 14), which a dark night sky is not."""
+    grey = cv2.cvtColor(img[: img.shape[0] // 2], cv2.COLOR_RGB2GRAY)
+    return float(grey.std()) < 20.0 and float(grey.mean()) > 90.0

@@ -1,8 +1,11 @@
 """The builtin planner (NOT a VLM): the rule catalogue applied to what the builtin perception saw.
 
-Rules it applies: the last speed-limit sign read holds until an end sign (else the catalogue's urban default,
-50 km/h); a stop sign means a full stop at the sign, held for `STOP_HOLD` s, then go; a red light, or a
-yellow one it can still stop for comfortably, means a stop before it. Stop points are remembered and moved
+Rules it applies: the last speed-limit sign read holds until an end sign (else an urban default, 50 km/h);
+readings of one sign vote, weighted by the classifier's confidence, so one bad glance does not overrule
+them; a stop sign means a full stop at the sign, held for `STOP_HOLD` s, then go; a red light, or a yellow
+one it can still stop for comfortably, means a stop before it; a school-zone sign caps the speed at the
+catalogue's `school_zone_speed.school_speed` for the country over the next `ZONE_LENGTH` m; a foggy image
+(low contrast above the horizon) caps it at `fog_speed_limit.fog_speed`. Stop points are remembered and moved
 by odometry between decisions (a sign leaves the camera's view before the car reaches it). It does not
 see road users: the camera-only baseline shows what missing perception costs.
 """
@@ -22,6 +25,8 @@ STOP_HOLD = 1.5  # s at standstill at a stop sign
 COMFORT_DECEL = 2.0  # m/s^2, the planned braking
 ACCEL = 1.5  # m/s^2
 STOP_BEFORE_SIGN = 2.5  # m: the car's centre stops this far before a stop sign (its front about at the sign)
+ZONE_LENGTH = 250.0  # m a school-zone cap holds after its sign (no end sign is read)
+NEW_SIGN_GAP = 30.0  # m of driving between readings that makes the next reading a new sign
 STOP_BEFORE_LIGHT = 3.0  # m: the car's centre stops this far before the light's reading (its front before the line)
 
 
@@ -32,17 +37,32 @@ class _Stop:
     stopped_for: float = 0.0  # s at standstill there
 
 
+def catalogue_speed(rule_id: str, param: str, country: str, default: float) -> float:
+    """A speed parameter of the rule catalogue for a country, m/s."""
+    try:
+        from roadtest.rules.catalogue_model import load_catalogue
+
+        return float(load_catalogue()[rule_id].params_for(country)[param])
+    except Exception:  # noqa: BLE001 - a catalogue without the rule: the stated default
+        return default
+
+
 @dataclass
 class RulePlanner:
     speed_unit_ms: float  # m/s per unit of the country's speed (km/h or mph)
+    country: str = ""
     limit: float | None = None  # m/s, the posted limit read last
+    votes: dict = field(default_factory=dict)  # printed value -> summed confidence, for the sign being read
+    last_read_at: float = -1e9  # odometer at the last speed-sign reading
+    zone_until: float = -1.0  # odometer up to which the school-zone cap holds
+    foggy: bool = False
     stops: list[_Stop] = field(default_factory=list)
     done_until: float = 0.0  # odometer (m) up to which a passed stop sign is ignored
     odometer: float = 0.0
     last_t: float | None = None
     last_speed: float = 0.0
 
-    def update(self, t: float, speed: float, signs: Sequence[Any], lamp: Any) -> None:
+    def update(self, t: float, speed: float, signs: Sequence[Any], lamp: Any, foggy: bool = False) -> None:
         """Move remembered stops by the distance driven; take in this frame's signs and lamp."""
         if self.last_t is not None and t > self.last_t:
             moved = 0.5 * (speed + self.last_speed) * (t - self.last_t)
@@ -55,13 +75,19 @@ class RulePlanner:
             for s in [s for s in self.stops if s.why == "stop sign" and s.stopped_for >= STOP_HOLD]:
                 self.stops.remove(s)
                 self.done_until = self.odometer + 25.0  # the same sign, still in view while leaving, is done
-        self.last_t, self.last_speed = t, speed
+        self.last_t, self.last_speed, self.foggy = t, speed, foggy
         self.stops = [s for s in self.stops if s.why == "stop sign"]  # a light is re-read every frame
         for d in signs:
             if d.sign_id == "speed_limit" and d.value is not None:
-                self.limit = d.value * self.speed_unit_ms
+                if self.odometer - self.last_read_at > NEW_SIGN_GAP:
+                    self.votes = {}
+                self.last_read_at = self.odometer
+                self.votes[d.value] = self.votes.get(d.value, 0.0) + d.prob
+                self.limit = max(self.votes, key=lambda v: self.votes[v]) * self.speed_unit_ms
             elif d.sign_id == "end_speed_limit":
-                self.limit = None
+                self.limit, self.votes = None, {}
+            elif d.sign_id == "school_zone":
+                self.zone_until = self.odometer + d.distance + ZONE_LENGTH
             elif d.sign_id == "stop" and self.odometer + d.distance > self.done_until:
                 where = d.distance - STOP_BEFORE_SIGN
                 near = [s for s in self.stops if abs(s.distance - where) < 8.0]
@@ -77,6 +103,13 @@ class RulePlanner:
     def plan(self, speed: float, route_ahead: Sequence[Sequence[float]]) -> dict[str, Any]:
         """Six waypoints along the route and a target speed (in the country's unit), with the reason."""
         limit = self.limit if self.limit is not None else DEFAULT_LIMIT_KMH / 3.6
+        why = []
+        if self.odometer <= self.zone_until:
+            limit = min(limit, catalogue_speed("school_zone_speed", "school_speed", self.country, 30 / 3.6) - 0.5)
+            why.append("school zone")
+        if self.foggy:
+            limit = min(limit, catalogue_speed("fog_speed_limit", "fog_speed", self.country, 30 / 3.6) - 0.5)
+            why.append("fog")
         stop = min(self.stops, key=lambda s: s.distance) if self.stops else None
         path = [(0.0, 0.0)] + [(float(x), float(y)) for x, y in route_ahead]
         s, v, pts = 0.0, max(speed, 0.0), []
@@ -92,7 +125,8 @@ class RulePlanner:
         stopping = stop is not None and stop.distance - s < 1.0
         target = 0.0 if stopping else min(limit, max(v, 0.0))
         reason = (f"{stop.why} in {stop.distance:.0f} m" if stop is not None else "road clear") + \
-                 f"; limit {limit / self.speed_unit_ms:.0f}" + (" (read)" if self.limit is not None else " (default)")
+                 f"; limit {limit / self.speed_unit_ms:.0f}" + (" (read)" if self.limit is not None else " (default)") + \
+                 "".join(f", {w}" for w in why)
         return {"waypoints": [[round(x, 2), round(y, 2)] for x, y in pts],
                 "target_speed": round(target / self.speed_unit_ms, 2), "reason": reason}
 
