@@ -139,3 +139,13 @@ def test_importorskip_only_for_optional_packages():
                 if module == "roadtest" or _module_dists(module) & (CORE | EXTRAS.get("dev", set())):
                     wrong.append(f"{f.relative_to(REPO)}:{node.lineno}: {node.args[0].value}")
     assert not wrong, wrong
+
+
+def test_the_package_holds_no_corpus_harness():
+    """The backend check ships with roadtest; the esmini corpus harness (INDEX.tsv, esmini's CSVs) is a test tool."""
+    import roadtest.sim.conformance as conformance
+
+    assert set(conformance.__all__) == {"ConformanceFailure", "check_backend", "scripted_control", "trace_digest"}
+    readers = [str(f.relative_to(REPO)) for f in (REPO / "roadtest").rglob("*.py")
+               if "INDEX.tsv" in f.read_text() or "esmini_reference" in f.read_text().replace("(esmini_reference columns)", "")]
+    assert not readers, readers
