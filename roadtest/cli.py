@@ -55,7 +55,8 @@ def _run(a: argparse.Namespace) -> int:
     from roadtest.runner.cli import run_command
 
     return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
-                       out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend)
+                       out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
+                       executor=a.executor, address=a.address, retries=a.retries)
 
 
 def _rules_list(a: argparse.Namespace) -> int:
@@ -126,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Also write every entity's state each tick as CSV (single run).")
     p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
+    p.add_argument("--executor", default="local", metavar="NAME",
+                   help="local (worker processes on this machine, the default) or ray (a Ray cluster).")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="Ray cluster address (with --executor ray); default: start a local Ray with --workers CPUs.")
+    p.add_argument("--retries", type=int, default=None, metavar="N",
+                   help="With --executor ray: attempts after a lost worker before the run counts as an "
+                        "infrastructure failure (default 2).")
 
     rules = _add(sub, "rules", lambda a: a._parser.error("a subcommand is required (list, show, check)"),
                  "The atomic traffic-rule catalogue.")
