@@ -36,7 +36,12 @@ def convert_command(target: Path, out: Path) -> int:
                 written += 1
         except UserError as e:
             bad_files += 1
-            print(f"{source}: {e}", file=sys.stderr)
+            from roadtest.dsl.bundle_writer import build_problems
+            from roadtest.dsl.loader import parse_file
+
+            located = build_problems(parse_file(source), [v])
+            for p in located or [f"{source}: {e}"]:
+                print(str(p), file=sys.stderr)
             continue
         ok_files += 1
     print(f"converted {written} variant(s) from {ok_files} scenario file(s) into {out}; "

@@ -409,7 +409,8 @@ class Scenario(_Model):
 
     name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Identifier: letters, digits, . _ -")
     description: str = ""
-    country: str = Field("CN", pattern=r"^[A-Z]{2}$", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants.")
+    country: str = Field("CN", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants "
+                                           "(one of the countries the sign catalogue covers).")
     level: Literal["L1", "L2", "L3", "L4", "L5"] = Field("L1", description="Difficulty level.")
     tags: list[str] = Field(default_factory=list)
     environment: Environment = Field(default_factory=Environment)
@@ -420,6 +421,18 @@ class Scenario(_Model):
     rules: list[RuleRef] = Field(default_factory=list, description="Rule ids, or {id, params}.")
     expect: Expect = Field(default_factory=Expect)
     sweep: dict[str, list[Any]] = Field(default_factory=dict, description="dotted.path: [values]; each combination is a variant.")
+
+    @field_validator("country", mode="before")
+    @classmethod
+    def _known_country(cls, v: Any) -> Any:
+        from roadtest.dsl.signs import countries
+
+        have = countries()
+        if isinstance(v, str) and v in have:
+            return v
+        if isinstance(v, str) and v.strip().upper() in have:
+            raise ValueError(f"unknown country {v!r} (did you mean {v.strip().upper()!r}?)")
+        raise ValueError(f"unknown country {v!r} (expected one of {', '.join(have)})")
 
     @field_validator("rules", mode="before")
     @classmethod

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
-from roadtest.errors import UserError
+from roadtest.errors import FieldError
 
 __all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE", "LIGHT_ID_BASE"]
 
@@ -126,14 +126,14 @@ def place_scene(sc, layout: Layout) -> dict:
     return scene
 
 
-def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float) -> Spot:
+def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float, field: str = "ego.lane") -> Spot:
     rid, s = layout.main_to_road(main_s)
     piece = layout.pieces[rid]
     s = min(max(s, END_MARGIN), piece.length - END_MARGIN)  # CARLA finds no waypoint at exactly s = 0 or length
     if user_lane is not None:
         lane = layout.odr_lane(user_lane)
         if lane not in {ln.id for ln in piece.lanes_at(s)}:
-            raise UserError(f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
+            raise FieldError(field, f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
         t = piece.lane_center_t(lane, s)
         x, y, h = piece.ref.point(s, t)
         h = h if lane * layout.fwd_sign > 0 else h + math.pi  # forward lanes run with s
@@ -167,7 +167,7 @@ def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
                     s = s - sign * place.distance
                 else:
                     if lane is None:
-                        raise UserError(f"actors.{aid}.place: {rel} {other!r} needs a reference in a lane")
+                        raise FieldError(f"actors.{aid}.place", f"{rel} {other!r} needs a reference in a lane")
                     # user lane numbers grow away from the centre line, which is on the driver's right in LHT
                     outward_is_right = layout.fwd_sign < 0
                     outward = (rel == "right_of") == outward_is_right
@@ -179,8 +179,9 @@ def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
             raw[aid] = (lane, side, s)
             del pending[aid]
     if pending:
-        raise UserError(f"actors: placements refer to unknown or circular actors: {', '.join(sorted(pending))}")
-    return {k: _spot_on_main(layout, lane, side, s) for k, (lane, side, s) in raw.items()}
+        raise FieldError("actors", f"placements refer to unknown or circular actors: {', '.join(sorted(pending))}")
+    return {k: _spot_on_main(layout, lane, side, s, "ego.lane" if k == "hero" else f"actors.{k}.place")
+            for k, (lane, side, s) in raw.items()}
 
 
 def _sample(piece: RoadPiece, lane: int, s0: float, s1: float, step: float = 2.0) -> list[tuple[float, float]]:
@@ -207,7 +208,7 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
     if layout.kind in ("intersection", "t_junction", "roundabout"):
         exit_ = sc.ego.route.exit or ("straight" if "straight" in layout.movements else "right")
         if exit_ not in layout.movements:
-            raise UserError(f"ego.route.exit: a {layout.kind} has no {exit_!r} exit (expected one of "
+            raise FieldError("ego.route.exit", f"a {layout.kind} has no {exit_!r} exit (expected one of "
                             f"{', '.join(sorted(layout.movements))})")
         approach = layout.pieces[ARM_IDS["approach"]]
         conn = layout.pieces[layout.movements[exit_]]

@@ -180,15 +180,24 @@ def check_asam(path: Path, tree=None, schema_ok: bool = True, strict: bool = Fal
 
 
 def _check_yaml(path: Path) -> list[Problem]:
-    from roadtest.dsl.loader import load_variants
+    """The loader's checks, then what building each variant finds (so validate refuses what convert refuses)."""
+    from roadtest.dsl.bundle_writer import build_problems
+    from roadtest.dsl.loader import parse_file
+    from roadtest.dsl.suite import is_suite, iter_target
+    from roadtest.dsl.variants import expand_doc
 
     try:
-        load_variants(path)
+        doc = parse_file(path)
+        if not is_suite(doc):
+            return build_problems(doc, expand_doc(doc))
+        problems: list[Problem] = []
+        for source, result in iter_target(path):
+            problems += result.problems if isinstance(result, ScenarioError) else build_problems(parse_file(source), result)
+        return problems
     except ScenarioError as e:
         return list(e.problems)
     except UserError as e:
-        return [Problem(str(path), 0, 0, "", str(e))]
-    return []
+        return [Problem(str(path), 1, 1, "", str(e))]
 
 
 def check_file(path: str | Path, strict: bool = False) -> list[Problem]:
