@@ -63,9 +63,9 @@ def check_catalogue(cat: dict | None = None) -> list[Problem]:
     for r in cat.values():
         for msg in check_formula(r.monitor.formula, list(r.params)):
             problems.append(Problem(r.file, 0, 0, "monitor.formula", msg))
-        if r.monitor.active:
-            for msg in check_formula(r.monitor.active, []):
-                problems.append(Problem(r.file, 0, 0, "monitor.active", msg))
+        if r.monitor.in_force:
+            for msg in check_formula(r.monitor.in_force, list(r.params)):
+                problems.append(Problem(r.file, 0, 0, "monitor.in_force", msg))
         used = identifiers(r.monitor.formula) & set(VOCABULARY)
         if set(r.monitor.signals) != used:
             problems.append(Problem(r.file, 0, 0, "monitor.signals",
