@@ -30,7 +30,7 @@ from roadtest.dsl.emit_xosc import EGO_DEFAULT_ACT
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot
 
-__all__ = ["build_meta", "rules_meta"]
+__all__ = ["build_meta", "rules_meta", "cached_catalogue"]
 
 
 def _spot(spot: Spot) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def _spot(spot: Spot) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _catalogue() -> dict:
+def cached_catalogue() -> dict:
     """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
     from roadtest.rules.catalogue_model import load_catalogue
 
@@ -48,7 +48,7 @@ def _catalogue() -> dict:
 def rules_meta(sc) -> tuple[list[dict[str, Any]], str | None]:
     """Rules in force with SI params, priority and class from the catalogue, and the governing rule."""
     try:
-        catalogue = _catalogue()
+        catalogue = cached_catalogue()
     except Exception:  # catalogue missing or broken: still write the ids
         catalogue = {}
     out, ids = [], []

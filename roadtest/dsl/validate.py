@@ -19,7 +19,7 @@ from pathlib import Path
 
 from roadtest.errors import Problem, ScenarioError, UserError
 
-__all__ = ["xsd_path", "check_xsd", "check_asam", "check_file", "validate_command"]
+__all__ = ["xsd_path", "check_xsd", "check_asam", "check_file", "check_warnings", "validate_command"]
 
 _OSC_XSD = {0: "OpenSCENARIO_1_0.xsd", 1: "OpenSCENARIO_1_1.xsd", 2: "OpenSCENARIO_1_2.xsd", 3: "OpenSCENARIO_1_3_1.xsd"}
 _ODR_XSD = "opendrive_17_core.xsd"
@@ -200,6 +200,22 @@ def _check_yaml(path: Path) -> list[Problem]:
         return [Problem(str(path), 1, 1, "", str(e))]
 
 
+def check_warnings(path: str | Path) -> list[Problem]:
+    """Warnings about a valid scenario or suite file: rules never in force in the scene, rules failed at t = 0."""
+    from roadtest.dsl.loader import parse_file
+    from roadtest.dsl.rule_context import rule_warnings
+    from roadtest.dsl.suite import iter_target
+
+    p = Path(path)
+    if p.suffix.lower() not in (".yaml", ".yml"):
+        return []
+    found: list[Problem] = []
+    for source, result in iter_target(p):
+        if not isinstance(result, ScenarioError):
+            found += rule_warnings(parse_file(source), result)
+    return found
+
+
 def check_file(path: str | Path, strict: bool = False) -> list[Problem]:
     """Every problem in one file: .yaml/.yml via the scenario loader, .xosc (XSD + ASAM checker), .xodr (XSD)."""
     p = Path(path)
@@ -228,15 +244,21 @@ def validate_command(paths) -> int:
             files += sorted(f for f in p.rglob("*") if f.suffix.lower() in (".yaml", ".yml", ".xosc", ".xodr"))
         else:
             files.append(p)
-    bad = 0
+    bad = warned = 0
     for f in files:
         problems = check_file(f)
         if problems:
             bad += 1
         for prob in problems:
             print(str(prob))
+        if not problems:
+            warnings = check_warnings(f)
+            warned += len(warnings)
+            for w in warnings:
+                print(str(w))
+    tail = f" ({warned} warning(s))" if warned else ""
     if bad:
-        print(f"{bad} of {len(files)} files have problems", file=sys.stderr)
+        print(f"{bad} of {len(files)} files have problems{tail}", file=sys.stderr)
         return 2
-    print(f"{len(files)} files OK")
+    print(f"{len(files)} files OK{tail}")
     return 0
