@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from roadtest.dsl.model import driver_side
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
 from roadtest.errors import FieldError
@@ -71,8 +72,9 @@ def place_scene(sc, layout: Layout) -> dict:
         rid, s = layout.main_to_road(sign.s)
         piece = layout.pieces[rid]
         code = _sign_code(sign.id, sc.country)
-        sides = ["right", "left"] if sign.side == "both" else [sign.side]
+        sides = ["kerb", "far"] if sign.side == "both" else [sign.side]
         for j, side in enumerate(sides):
+            side = side if side == "overhead" else driver_side(side, sc.driving_side)
             forward = sign.direction == "forward"
             if side == "overhead":
                 left, right = _extents(piece, s)
@@ -111,7 +113,7 @@ def place_scene(sc, layout: Layout) -> dict:
         rid, s = layout.main_to_road(tl.s)
         piece = layout.pieces[rid]
         sid = LIGHT_ID_BASE + k
-        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, tl.side), z=5.0, country="OpenDRIVE",
+        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side)), z=5.0, country="OpenDRIVE",
                                   type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
                                   height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
         scene["lights"].append(dict(id=tl.id, signal_id=str(sid), road=str(rid), s=s, offset=tl.offset,
@@ -151,7 +153,7 @@ def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
         for aid, place in list(pending.items()):
             ref = place.reference
             if ref is None:
-                raw[aid] = (place.lane, place.side, place.s)
+                raw[aid] = (place.lane, driver_side(place.side, sc.driving_side) if place.side else None, place.s)
                 del pending[aid]
                 continue
             else:
