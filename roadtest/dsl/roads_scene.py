@@ -14,11 +14,10 @@ from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
 from roadtest.errors import FieldError
 
-__all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE", "LIGHT_ID_BASE"]
+__all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE"]
 
-SIGN_ID_BASE = 1000
+SIGN_ID_BASE = 1000  # signs get numbered OpenDRIVE ids (a sign id names its kind, not one sign); lights keep their own id
 END_MARGIN = 0.05  # m kept between a start position and either end of its road
-LIGHT_ID_BASE = 2000
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ def place_scene(sc, layout: Layout) -> dict:
     for k, tl in enumerate(road.traffic_lights):
         rid, s = layout.main_to_road(tl.s)
         piece = layout.pieces[rid]
-        sid = LIGHT_ID_BASE + k
+        sid = tl.id  # the user's name is the OpenDRIVE signal id, the .xosc's trafficSignalId and the trace's key
         piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side)), z=5.0, country="OpenDRIVE",
                                   type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
                                   height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
