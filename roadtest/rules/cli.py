@@ -30,7 +30,8 @@ def rules_show_command(rule_id: str) -> int:
     lines = [f"{r.id}: {r.title}", f"  {r.rule_content}",
              f"  perceptual_type: {r.perceptual_type}   norm_type: {r.norm_type}   action_type: {r.action_type}",
              f"  priority: {r.priority} ({r.priority_class}; hierarchy: {' > '.join(PRIORITY_CLASSES)})",
-             f"  monitor: {r.monitor.formula}", f"  signals: {', '.join(r.monitor.signals)}"]
+             f"  monitor: {r.monitor.formula}", f"  signals: {', '.join(r.monitor.signals)}",
+             f"  in force when: {r.monitor.context() or 'always (every tick of a run)'}"]
     if r.monitor.note:
         lines.append(f"  note: {r.monitor.note}")
     if r.params:

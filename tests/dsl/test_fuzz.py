@@ -122,3 +122,13 @@ def test_anchors_and_aliases_do_not_escape():
 def test_unhashable_preset_name():
     with pytest.raises(ScenarioError, match="environment.weather"):
         expand_doc(parse_yaml("name: n\nenvironment: {weather: []}\nroad: {kind: straight}\nego: {route: {distance: 50}}\n", "f.yaml"))
+
+
+@FUZZ
+@given(st.binary(max_size=200))
+def test_random_bytes_from_a_file(tmp_path_factory, data):
+    from roadtest.dsl.validate import check_file
+
+    f = tmp_path_factory.mktemp("fuzz") / "fuzz.yaml"
+    f.write_bytes(data)
+    assert all(p.line >= 1 and p.col >= 1 for p in check_file(f)), [str(p) for p in check_file(f)]
