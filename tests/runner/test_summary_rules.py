@@ -58,6 +58,7 @@ def _verdicts(tmp_path, sections: str) -> tuple[dict, dict]:
     main(["run", str(f), "--agent", "lane-follower", "-o", str(out)])
     (rec,) = [json.loads(ln) for ln in (out / "results.jsonl").read_text().splitlines()]
     summary = json.loads((out / "summary.json").read_text())
+    assert rec["rule_verdicts"]["not_applicable"] == sum(r["verdict"] == "not_applicable" for r in rec["rules"])
     return {r["id"]: r["verdict"] for r in rec["rules"]}, summary["rule_verdicts"]
 
 
