@@ -417,7 +417,8 @@ class Scenario(_Model):
     name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Identifier: letters, digits, . _ -")
     description: str = ""
     country: str = Field("CN", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants "
-                                           "(one of the countries the sign catalogue covers).")
+                                           "(one of the countries the sign catalogue covers).",
+                         json_schema_extra=lambda schema: schema.update(enum=list(_countries())))
     level: Literal["L1", "L2", "L3", "L4", "L5"] = Field("L1", description="Difficulty level.")
     tags: list[str] = Field(default_factory=list)
     environment: Environment = Field(default_factory=Environment)
@@ -432,9 +433,7 @@ class Scenario(_Model):
     @field_validator("country", mode="before")
     @classmethod
     def _known_country(cls, v: Any) -> Any:
-        from roadtest.dsl.signs import countries
-
-        have = countries()
+        have = _countries()
         if isinstance(v, str) and v in have:
             return v
         if isinstance(v, str) and v.strip().upper() in have:
@@ -462,6 +461,12 @@ class Scenario(_Model):
 
 
 LEFT_HAND_COUNTRIES = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "MO", "SG", "MY", "TH", "ID", "ZA", "KE", "PK", "BD", "LK", "CY", "MT"})
+
+
+def _countries() -> tuple[str, ...]:
+    from roadtest.dsl.signs import countries
+
+    return countries()
 
 
 def driving_side(country: str) -> str:

@@ -155,3 +155,11 @@ def test_unconstructible_value_is_located(text, col):
         parse_yaml(text, "v.yaml")
     (p,) = e.value.problems
     assert (p.line, p.col) == (text.count("\n"), col), str(p)
+
+
+def test_schema_lists_the_supported_countries():
+    import json
+
+    from roadtest.dsl.schema import schema_json
+
+    assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "JP", "US"]
