@@ -13,7 +13,7 @@ from roadtest.dsl.emit_xosc import light_phases, write_xosc
 from roadtest.dsl.meta import build_meta
 from roadtest.dsl.roads_build import build_layout
 from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
-from roadtest.errors import FieldError, Problem, UserError
+from roadtest.errors import FieldError, Problem, ScenarioError, UserError
 
 __all__ = ["write_bundle", "build_bundle_parts", "build_problems"]
 
@@ -49,11 +49,19 @@ def build_problems(doc, variants) -> list[Problem]:
 
 
 def write_bundle(variant, out_dir: Path) -> Path:
-    """Write the bundle of one variant; an existing bundle of the same id is replaced only on success."""
+    """Write the bundle of one variant; an existing bundle of the same id is replaced only on success.
+
+    What the build refuses is raised as a ScenarioError located in the variant's source file.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / variant.id
-    layout, spots, scene, route, lights = build_bundle_parts(variant)
+    try:
+        layout, spots, scene, route, lights = build_bundle_parts(variant)
+    except FieldError:
+        from roadtest.dsl.loader import parse_file
+
+        raise ScenarioError(build_problems(parse_file(variant.source), [variant])) from None
     tmp = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".tmp", dir=out_dir))
     try:
         write_xodr(layout, variant.scenario.name, variant.scenario.country, tmp / "road.xodr")

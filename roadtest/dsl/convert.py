@@ -34,14 +34,14 @@ def convert_command(target: Path, out: Path) -> int:
                 seen[v.id] = source
                 write_bundle(v, Path(out))
                 written += 1
+        except ScenarioError as e:
+            bad_files += 1
+            for p in e.problems:
+                print(str(p), file=sys.stderr)
+            continue
         except UserError as e:
             bad_files += 1
-            from roadtest.dsl.bundle_writer import build_problems
-            from roadtest.dsl.loader import parse_file
-
-            located = build_problems(parse_file(source), [v])
-            for p in located or [f"{source}: {e}"]:
-                print(str(p), file=sys.stderr)
+            print(f"{source}: {e}", file=sys.stderr)
             continue
         ok_files += 1
     print(f"converted {written} variant(s) from {ok_files} scenario file(s) into {out}; "

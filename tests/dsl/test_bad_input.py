@@ -163,3 +163,13 @@ def test_schema_lists_the_supported_countries():
     from roadtest.dsl.schema import schema_json
 
     assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "JP", "US"]
+
+
+@pytest.mark.parametrize("command", ["convert", "run"])
+def test_build_errors_are_located_in_every_command(tmp_path, capsys, command):
+    f = tmp_path / "merge.yaml"
+    f.write_text("name: m\nroad: {kind: highway_merge, length: 400, lanes: {forward: 2, backward: 0}}\n"
+                 "ego: {lane: 1, s: 20, speed: 60, route: {distance: 300}}\n")
+    assert main([command, str(f), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}:2:7: road.ramp: highway_merge needs a ramp" in err, err
