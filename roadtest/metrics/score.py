@@ -64,4 +64,17 @@ def score_run(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[
         out["notes"].append(note)
     if rules is not None:
         out["rules"] = rules
+        out["rule_verdicts"] = verdict_counts(rules)
     return jsonable(out)
+
+
+VERDICTS = ("satisfied", "violated", "excused", "not_applicable")
+
+
+def verdict_counts(rules: list[dict[str, Any]]) -> dict[str, int]:
+    """How many rules got each verdict; not_applicable (never in force) is kept apart from satisfied."""
+    counts = {v: 0 for v in VERDICTS}
+    for r in rules:
+        v = str(r.get("verdict", ""))
+        counts[v] = counts.get(v, 0) + 1
+    return counts

@@ -230,7 +230,7 @@ def execute_run(job: Job) -> dict[str, Any]:
             write_json_atomic(run_dir / "score.json", score)
             record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "planning") if k in score})
             record["leaderboard_status"] = score.get("status")
-            for key in ("rules", "rules_error"):
+            for key in ("rules", "rule_verdicts", "rules_error"):
                 if key in score:
                     record[key] = score[key]
             if status == "completed":

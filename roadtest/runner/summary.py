@@ -93,6 +93,8 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
             "comfort": _mean([x["comfort"] for x in b2d if x.get("comfort") is not None]),
         },
         "rules": rules,
+        "rule_verdicts": {v: sum(c.get(v, 0) for c in rules.values())
+                          for v in ("satisfied", "violated", "excused", "not_applicable")},
         "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
                   "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
                   "success": (recs[rid].get("bench2drive") or {}).get("success")}
@@ -139,6 +141,9 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
                   f"penalty {lb['score_penalty']:.3f}  success rate {100 * b2d['success_rate']:.1f} %  "
                   f"efficiency {b2d['efficiency'] if b2d['efficiency'] is not None else '-'}  "
                   f"comfort {b2d['comfort'] if b2d['comfort'] is not None else '-'}")
+    rv = summary["rule_verdicts"]
+    console.print(f"rule verdicts: satisfied {rv['satisfied']}, violated {rv['violated']}, excused {rv['excused']}, "
+                  f"not applicable {rv['not_applicable']} (never in force in the run)")
     st = summary["statuses"]
     console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
                   + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "
