@@ -136,8 +136,13 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 from roadtest.agents.registry import load_agent
 
                 agent = load_agent(agent_name)
-                wps = (meta.get("route") or {}).get("waypoints")
-                if wps and hasattr(agent, "set_global_plan"):
+                from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
+
+                route = meta.get("route") or {}
+                wps = route.get("waypoints")
+                if wps and isinstance(agent, LeaderboardAgent):
+                    agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
+                elif wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
                 specs = agent_sensors(agent, backend)
             except UserError as e:  # a sensor the backend cannot provide, or a malformed spec: the user's to fix

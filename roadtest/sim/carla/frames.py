@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 __all__ = ["location_to_carla", "location_from_carla", "yaw_to_carla", "yaw_from_carla", "vector_to_carla",
-           "vector_from_carla", "angular_velocity_to_carla", "compass_from_heading", "heading_from_compass"]
+           "vector_from_carla", "angular_velocity_to_carla", "compass_from_heading", "heading_from_compass", "gnss_from_carla_location",
+           "EARTH_RADIUS"]
 
 
 def location_to_carla(x: float, y: float, z: float = 0.0) -> tuple[float, float, float]:
@@ -60,3 +61,18 @@ def compass_from_heading(h: float) -> float:
 def heading_from_compass(compass: float) -> float:
     """The heading (rad counter-clockwise from east, [-pi, pi]) that a CARLA compass reading means."""
     return math.remainder(0.5 * math.pi - compass, math.tau)
+
+
+EARTH_RADIUS = 6378137.0  # m, WGS84 equatorial, as CARLA's GNSS and the leaderboard's route GPS
+
+
+def gnss_from_carla_location(x: float, y: float, z: float = 0.0, lat_ref: float = 0.0,
+                             lon_ref: float = 0.0) -> tuple[float, float, float]:
+    """(latitude, longitude in degrees, altitude m) of a CARLA location: the Mercator projection around the map's
+    geo-reference that CARLA's GNSS sensor and the leaderboard's route GPS use."""
+    scale = math.cos(math.radians(lat_ref))
+    mx = scale * math.radians(lon_ref) * EARTH_RADIUS + x
+    my = scale * EARTH_RADIUS * math.log(math.tan(math.radians(90.0 + lat_ref) / 2.0)) - y
+    lon = math.degrees(mx / (EARTH_RADIUS * scale))
+    lat = math.degrees(2.0 * math.atan(math.exp(my / (EARTH_RADIUS * scale)))) - 90.0
+    return lat, lon, float(z)

@@ -14,19 +14,18 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from roadtest.errors import UserError
-from roadtest.sim.carla.frames import angular_velocity_to_carla, compass_from_heading, vector_to_carla
+from roadtest.sim.carla.frames import (EARTH_RADIUS, angular_velocity_to_carla, compass_from_heading, gnss_from_carla_location,
+                                       location_to_carla, vector_to_carla)
 
 __all__ = ["observe", "SENSORS", "gnss_from_xy", "EARTH_RADIUS"]
 
-EARTH_RADIUS = 6378137.0  # m, WGS84 equatorial (spherical Mercator, geo-origin at lat 0, lon 0 as CARLA towns)
 G = 9.81
 
 
 def gnss_from_xy(x: float, y: float, z: float) -> dict[str, float]:
-    """Latitude/longitude (degrees) of a map point through a spherical Mercator projection around (0, 0)."""
-    lon = math.degrees(x / EARTH_RADIUS)
-    lat = math.degrees(2.0 * math.atan(math.exp(y / EARTH_RADIUS)) - 0.5 * math.pi)
-    return {"lat": lat, "lon": lon, "alt": z}
+    """Latitude/longitude (degrees) and altitude of a map point, geo-reference (0, 0) as CARLA's default."""
+    lat, lon, alt = gnss_from_carla_location(*location_to_carla(x, y, z))
+    return {"lat": lat, "lon": lon, "alt": alt}
 
 
 def _objects(sim, ego) -> dict[str, Any]:
