@@ -1,5 +1,5 @@
-"""What throttle and brake mean: a longitudinal model of CARLA's default car, shared by the built-in simulator
-(which integrates it) and roadtest's controllers (which invert it).
+"""What throttle and brake mean: a longitudinal model of CARLA's default car, integrated by the built-in
+simulator for an agent-driven ego.
 
 Per unit of mass, with speed v along the heading (m/s) and pedals u_t, u_b in 0..1:
 
@@ -28,8 +28,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["MASS", "DRAG_COEFFICIENT", "FRONTAL_AREA", "ROLLING_COEFFICIENT", "AIR_DENSITY", "G", "ROLL", "DRAG",
-           "LAUNCH_ACCEL", "BRAKE_DECEL", "MIN_POWER", "specific_power", "drive_accel", "resistance",
-           "pedals_for"]
+           "LAUNCH_ACCEL", "BRAKE_DECEL", "MIN_POWER", "specific_power", "drive_accel", "resistance"]
 
 G = 9.81  # m/s^2
 MASS = 1845.0  # kg, CARLA's default car
@@ -59,17 +58,4 @@ def drive_accel(speed: float, launch: float, power: float, max_speed: float) -> 
 def resistance(speed: float) -> float:
     """Rolling resistance and drag (m/s^2, >= 0) at `speed` (m/s); none at rest."""
     return 0.0 if speed == 0.0 else ROLL + DRAG * speed * speed
-
-
-def pedals_for(accel: float, speed: float, launch: float = LAUNCH_ACCEL, brake: float = BRAKE_DECEL,
-               power: float | None = None, max_speed: float = 70.0) -> tuple[float, float]:
-    """(throttle, brake) in 0..1 that give `accel` (m/s^2) at `speed` (m/s) in this model; coasting when the
-    resistances alone give it."""
-    v = abs(speed)
-    p = specific_power(max_speed) if power is None else power
-    need = accel + resistance(v)
-    if need >= 0.0:
-        full = drive_accel(v, launch, p, max_speed)
-        return (min(need / full, 1.0) if full > 0.0 else 1.0 if need > 0.0 else 0.0), 0.0
-    return 0.0, min(-need / brake, 1.0) if brake > 0.0 else 1.0
 
