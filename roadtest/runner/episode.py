@@ -161,10 +161,8 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                     raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
                 t = sim.state.time if sim.state is not None else 0.0
                 try:
-                    control = agent(data, t) if callable(agent) else agent.run_step(data, t)
-                    if isinstance(control, tuple):
-                        control, output = control
-                    output = output or getattr(agent, "last_output", None)
+                    control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
+                    output = agent.last_output
                 except Exception as e:  # noqa: BLE001
                     sim.end(Termination.AGENT_ERROR, _why(e))
                     raise EpisodeError("agent_error", f"agent raised: {_why(e)}", sim.trace) from e
