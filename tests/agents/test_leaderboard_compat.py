@@ -159,3 +159,20 @@ def test_the_adapter_builds_sets_up_and_destroys_like_the_leaderboard():
     assert [s["id"] for s in agent.sensors()] == ["IMU", "GPS", "SPEED"] and inner.track.value == "SENSORS"
     agent.destroy()
     assert inner.destroyed
+
+
+def test_the_stand_in_carla_says_what_it_lacks():
+    out = _python("""
+        import importlib.util
+        if importlib.util.find_spec("carla") is not None:
+            print("real")
+        else:
+            from roadtest.agents.leaderboard_compat import install
+            install()
+            import carla
+            try:
+                carla.Client("localhost", 2000)
+            except AttributeError as e:
+                print(e)
+    """)
+    assert out == "real" or ("carla.Client: CARLA is not installed" in out and "VehicleControl" in out)

@@ -163,3 +163,8 @@ class VehicleControl:
         return (f"VehicleControl(throttle={self.throttle:.6f}, steer={self.steer:.6f}, brake={self.brake:.6f}, "
                 f"hand_brake={self.hand_brake}, reverse={self.reverse}, manual_gear_shift={self.manual_gear_shift}, "
                 f"gear={self.gear})")
+
+
+def __getattr__(name: str):
+    raise AttributeError(f"carla.{name}: CARLA is not installed; roadtest's stand-in `carla` provides only the value "
+                         f"types leaderboard agents build ({', '.join(__all__)}); install the `carla` extra for the rest")
