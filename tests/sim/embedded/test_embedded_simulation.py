@@ -139,6 +139,11 @@ def test_sensors_give_speed_pose_imu_gnss_route_as_the_leaderboard_and_refuse_un
     assert obs["route"][1] == [(50, -5.25), (60, -5.25)]
     with pytest.raises(UserError, match="unknown sensor type.*sensor.speedometer"):
         sim.observe([{"type": "sensor.sonar", "id": "x"}])
+    for _ in range(10):  # a left turn: CARLA's gyroscope z and lateral accelerometer (y to the right) read negative
+        sim.step(Control(throttle=0.3, steer=-0.5))
+    imu = sim.observe([{"type": "sensor.other.imu", "id": "imu"}])["imu"][1]
+    assert sim.state.ego.yaw_rate > 0 and imu[5] == pytest.approx(-sim.state.ego.yaw_rate) and imu[1] < 0
+    assert imu[6] == pytest.approx((math.pi / 2 - sim.state.ego.h) % math.tau)
 
 
 def test_objects_sensor_comes_from_the_agents_module():
