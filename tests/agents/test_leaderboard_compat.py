@@ -176,3 +176,26 @@ def test_the_stand_in_carla_says_what_it_lacks():
                 print(e)
     """)
     assert out == "real" or ("carla.Client: CARLA is not installed" in out and "VehicleControl" in out)
+
+
+def test_a_turn_at_the_route_junction_reaches_the_agent_as_its_road_option(repo_root, tmp_path):
+    from roadtest.agents import load_agent
+    from roadtest.bundle import load_bundle
+    from roadtest.dsl.bundle_writer import write_bundle
+    from roadtest.dsl.suite import iter_target
+
+    ((_, result),) = list(iter_target(repo_root / "scenarios" / "stop_sign_t_junction.yaml"))
+    meta = load_bundle(write_bundle(result[0], tmp_path)).meta
+    route = meta["route"]
+    assert route["exit"] == "right"
+    agent = load_agent(str(GNSS_AGENT))
+    agent.set_global_plan(route["waypoints"], route)
+    kept = agent.inner._global_plan_world_coord
+    names = [opt.name for _, opt in kept]
+    assert names[0] == "LANEFOLLOW" and "RIGHT" in names and names[-1] == "LANEFOLLOW"
+    # the RIGHT point starts where the approach lane ends (meta.route.lanes[0] long), in CARLA's frame
+    approach = abs(route["lanes"][0]["s_end"] - route["lanes"][0]["s_start"])
+    (start, _), (turn, _) = kept[0], kept[names.index("RIGHT")]
+    assert turn.location.distance(start.location) == pytest.approx(approach, abs=1.5)
+    # a right turn: CARLA's yaw grows (clockwise) from the turn's start to the route's end
+    assert math.remainder(kept[-1][0].rotation.yaw - turn.rotation.yaw, 360.0) == pytest.approx(90.0, abs=10.0)
