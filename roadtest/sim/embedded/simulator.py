@@ -23,7 +23,7 @@ from roadtest.sim.api import (
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
 from roadtest.sim.embedded.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
-from roadtest.sim.embedded.sensors import observe
+from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.road.api import LaneMatch
 
@@ -354,6 +354,10 @@ class EmbeddedSimulator(Simulator):
     """The built-in backend: nothing outlives a run, so load() just starts an EmbeddedSimulation."""
 
     name = "embedded"
+
+    @classmethod
+    def sensor_types(cls) -> frozenset[str]:
+        return frozenset(SENSORS)
 
     def load(self, bundle, seed: int = 0, settings: SimSettings | None = None,
              params: Mapping[str, Any] | None = None) -> EmbeddedSimulation:
