@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from roadtest.metrics import bench2drive as b2d
-from roadtest.metrics.base import MetricResult, Route, Violation, ego_states, route_from_meta
+from roadtest.metrics.base import MetricResult, Violation, ego_states, project_on_route, route_from_meta
 from roadtest.metrics.leaderboard import LeaderboardResult, penalty_of
 from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import Trace
@@ -28,21 +28,6 @@ from roadtest.sim.api import Trace
 __all__ = ["route_completion", "comfort", "comfort_signals", "evaluate"]
 
 SEARCH_BACK = 10.0  # m of route behind the last projection searched again (a route may pass near itself)
-
-
-def _project(route: Route, x: float, y: float, s_lo: float, s_hi: float) -> float:
-    """Arc length of the nearest point of the route between s_lo and s_hi."""
-    acc = np.asarray(route.accum)
-    lo = max(int(np.searchsorted(acc, s_lo, side="right")) - 1, 0)
-    hi = min(int(np.searchsorted(acc, s_hi, side="left")) + 1, len(acc) - 1)
-    p = np.asarray(route.points[lo:hi + 1])
-    a, b = p[:-1], p[1:]
-    d = b - a
-    seg = np.hypot(d[:, 0], d[:, 1])
-    u = np.clip(((x - a[:, 0]) * d[:, 0] + (y - a[:, 1]) * d[:, 1]) / np.maximum(seg * seg, 1e-12), 0.0, 1.0)
-    dist = np.hypot(a[:, 0] + u * d[:, 0] - x, a[:, 1] + u * d[:, 1] - y)
-    k = int(np.argmin(dist))
-    return float(acc[lo + k] + u[k] * seg[k])
 
 
 def route_completion(trace: Trace, meta: dict) -> tuple[float | None, bool, list[float]]:
@@ -59,7 +44,7 @@ def route_completion(trace: Trace, meta: dict) -> tuple[float | None, bool, list
     best, prev, out = 0.0, None, []
     for _, e in ticks:
         moved = math.hypot(e.x - prev[0], e.y - prev[1]) if prev is not None else route.length
-        best = max(best, _project(route, e.x, e.y, best - SEARCH_BACK, best + moved + SEARCH_BACK))
+        best = max(best, project_on_route(route, e.x, e.y, best - SEARCH_BACK, best + moved + SEARCH_BACK)[0])
         prev = (e.x, e.y)
         out.append(min(100.0, 100.0 * best / route.length))
     reached = reached or best >= route.length - 1e-9

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from roadtest.metrics.base import Route, Violation
+from roadtest.metrics.base import Route, Violation, project_on_route
 from roadtest.sim.api import ActorState, WorldState
 
 __all__ = ["EV_TRIGGER_DISTANCE", "EV_IDLE_TIME", "EV_END_DISTANCE", "SCENARIO_TIMEOUT", "OBSTACLE_KINDS",
@@ -67,20 +67,6 @@ def yield_emergency(ticks: Sequence[tuple[WorldState, ActorState]]) -> list[Viol
     return out
 
 
-def _project(route: Route, x: float, y: float) -> tuple[float, float]:
-    """(arc length, distance) of the point's projection on the route polyline."""
-    best = (0.0, math.inf)
-    for i in range(len(route) - 1):
-        (ax, ay), (bx, by) = route.points[i], route.points[i + 1]
-        dx, dy = bx - ax, by - ay
-        seg = math.hypot(dx, dy)
-        u = max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / (seg * seg)))
-        d = math.hypot(ax + u * dx - x, ay + u * dy - y)
-        if d < best[1]:
-            best = (route.accum[i] + u * seg, d)
-    return best
-
-
 def obstacle_windows(ticks: Sequence[tuple[WorldState, ActorState]], route: Route) -> list[tuple[str, float, float | None]]:
     """(obstacle id, start, end or None) of each route-blocking scenario, as roadtest's stand-in for them.
 
@@ -93,14 +79,15 @@ def obstacle_windows(ticks: Sequence[tuple[WorldState, ActorState]], route: Rout
     obstacles: dict[str, tuple[float, float]] = {}
     for a in ticks[0][0].actors:
         if a.kind in OBSTACLE_KINDS and a.role != "ego":
-            s, d = _project(route, a.x, a.y)
+            s, d = project_on_route(route, a.x, a.y)
             if d <= ROUTE_HALF_WIDTH:
                 obstacles[a.id] = (s, a.length / 2)
     out = []
     for oid, (s_obs, half) in obstacles.items():
         start = end = None
+        s_ego = 0.0
         for st, ego in ticks:
-            s_ego, _ = _project(route, ego.x, ego.y)
+            s_ego, _ = project_on_route(route, ego.x, ego.y, s_ego - 10.0, s_ego + 50.0)
             if start is None and s_obs - s_ego <= OBSTACLE_TRIGGER:
                 start = st.time
             if start is not None and s_ego - ego.length / 2 > s_obs + half:
