@@ -81,7 +81,7 @@ class LeaderboardResult:
     end_time: float  # s, when the route ended (completion, deviation, blocked, timeout or end of trace)
     progress: tuple[float, ...] = ()  # % per tick up to end_time
     notes: tuple[str, ...] = ()
-    min_speed_checkpoints: tuple[float, ...] = ()  # % ego/background speed per checkpoint with data
+    min_speed_checkpoints: tuple[float, ...] = ()  # % ego/background speed per checkpoint (100 without traffic)
 
     def to_dict(self) -> dict[str, Any]:
         """The leaderboard's record layout: scores, infractions as message lists, and roadtest's events."""
@@ -348,6 +348,7 @@ def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkp
     if rc >= 100:
         status = "Completed" if any(inf[k] for k in INFRACTION_KEYS) else "Perfect"
     else:
+        # statistics_manager.py sets the message per criterion in tree order, so the last one set wins
         fail = next((FAILURES[k] for k in ("vehicle_blocked", "route_dev", "route_timeout") if inf[k]), "")
         status = "Failed" + (f" - {fail}" if fail else "")
     return LeaderboardResult(round(rc, 6), round(penalty, 6), composed, status,

@@ -20,6 +20,7 @@ LINE_MATCH = 15.0  # m: a stop line this close to a light or stop sign is the on
 
 
 def _at(a: ActorState) -> str:
+    """Where upstream writes the light's or sign's location; meta.json has no world position for them, so the ego's."""
     return f"(x={round(a.x, 3)}, y={round(a.y, 3)}, z={round(a.z, 3)})"
 
 
