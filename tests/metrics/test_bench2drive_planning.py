@@ -110,3 +110,16 @@ def test_savgol_is_exact_on_a_quadratic():
     x = 3.0 * t ** 2 - 2.0 * t + 1.0
     assert np.allclose(_savgol(x, 0, TICK), x)
     assert np.allclose(_savgol(x, 1, TICK), 6.0 * t - 2.0)
+
+
+def test_savgol_matches_scipy_as_bench2drive_calls_it():
+    # efficiency_smoothness_benchmark.py calls scipy.signal.savgol_filter(x, window_length=7, polyorder=2[, deriv=1,
+    # delta=0.1]) with its default mode "interp"; roadtest's numpy version must give the same numbers
+    import numpy as np
+    from scipy.signal import savgol_filter
+
+    from roadtest.metrics.bench2drive import _savgol
+
+    x = np.random.default_rng(0).normal(size=20)
+    assert np.allclose(_savgol(x, 0, 1.0), savgol_filter(x, window_length=7, polyorder=2))
+    assert np.allclose(_savgol(x, 1, 0.1), savgol_filter(x, window_length=7, polyorder=2, deriv=1, delta=0.1))

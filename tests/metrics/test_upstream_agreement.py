@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from metrics_synth import actor, collision, drive, ego, straight_meta
+from metrics_synth import actor, collision, drive, straight_meta
 from roadtest.metrics import bench2drive, corrected, leaderboard as lb
 from roadtest.sim.api import ActorState, Event, LanePos, Termination, Trace, WorldState
 
