@@ -70,7 +70,8 @@ def efficiency(lb: leaderboard.LeaderboardResult) -> MetricResult:
 def _savgol(x: np.ndarray, deriv: int, delta: float) -> np.ndarray:
     """Savitzky-Golay smoothing or derivative (window 7, order 2, polynomial fits at the ends as scipy's mode="interp").
 
-    Written with numpy because importing scipy.signal costs seconds in every worker process.
+    Written with numpy because importing scipy.signal costs seconds in every worker process. Under 7 samples
+    the window is the largest odd count that fits (scipy would take an even 4 or 6; only 4- or 6-frame episodes differ).
     """
     n = len(x)
     win = min(_SG_WINDOW, n if n % 2 else n - 1)
