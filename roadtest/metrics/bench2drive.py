@@ -6,7 +6,7 @@ written as an event, no min-speed penalty, 60 s blocked). Quirks kept, so that a
 roadtest's number for the same driving agree:
 - comfort reads CARLA's get_angular_velocity() z, which is in deg/s, against nuPlan's rad/s bounds;
 - comfort's "yaw acceleration" is the Savitzky-Golay smoothed yaw rate itself, not a derivative;
-- jerks are derivatives with delta = 0.1 s although agents log every 0.05 s tick, so they come out halved;
+- jerks are derivatives with delta = 0.1 s whatever the logging rate; agents log every 0.05 s tick, which halves them;
 - each 20-frame chunk is filtered on its own (a trailing partial chunk is dropped);
 - efficiency parses every checkpoint message, 100 % for a checkpoint without background traffic included.
 Bench2Drive's TickRuntime crash after 4000 ticks is not reproduced. roadtest's corrected comfort and
