@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta
 from roadtest.metrics.min_speed import leaderboard_min_speed
-from roadtest.metrics.scenario_criteria import obstacle_windows, scenario_timeouts, yield_emergency
+from roadtest.metrics.scenario_criteria import SCENARIO_TIMEOUT, obstacle_windows, scenario_timeouts, yield_emergency
 from roadtest.metrics.traffic_control import detect_red_lights, detect_stops
 from roadtest.sim.api import ActorState, Termination, Trace, WorldState
 
@@ -258,12 +258,14 @@ def _route_end(ticks, pct, idx, route: Route, meta: dict, blocked_time: float, s
                windows: Sequence[tuple[str, float, float | None]]):
     """First tick that ends the route and its event: completion, deviation, blocked or route timeout.
 
-    ActorBlockedTest is off while a blocking scenario's timeout runs (AC_SwitchActorBlockedTest) and
-    restarts its clock when it is switched back on.
+    ActorBlockedTest (atomic_criteria.py) fires once the speed has stayed below 0.1 m/s for more than
+    blocked_time since the last tick at or above it; it is off while a blocking scenario's timeout runs
+    (AC_SwitchActorBlockedTest), and each switch restarts its clock. RouteTimeoutBehavior (timer.py) adds
+    1 / (0.1 * limit) s per metre passed; meta.scene.speed_limit stands in for CARLA's speed limit at the ego.
     """
     limit = float((meta.get("scene") or {}).get("speed_limit") or 50 / 3.6)
     timeout, prev_m = MIN_TIMEOUT, 0.0
-    slow_since, far_m, was_off = None, 0.0, False
+    last_valid, far_m, active = None, 0.0, True
     for i, ((st, e), p, k) in enumerate(zip(ticks, pct, idx)):
         if success_end is not None and i >= success_end:
             return i, None
@@ -276,17 +278,16 @@ def _route_end(ticks, pct, idx, route: Route, meta: dict, blocked_time: float, s
         prev_m = max(prev_m, m)
         if dist >= OFFROAD_MAX or far_m > 0.3 * route.length:
             return i, Violation(st.time, 0.0, dist, "route_dev", f"Agent deviated from the route at {_at(e)}")
-        off = any(s <= st.time < min(end if end is not None else math.inf, s + 240.0) for _, s, end in windows)
-        if off or was_off:
-            slow_since = None
-        was_off = off
-        if not off and abs(e.speed) < EPSILON_SPEED:
-            slow_since = st.time if slow_since is None else slow_since
-            if st.time - slow_since > blocked_time:
-                return i, Violation(slow_since, st.time - slow_since, abs(e.speed), "vehicle_blocked",
-                                    f"Agent got blocked at {_at(e)}")
-        elif not off:
-            slow_since = None
+        running = any(s <= st.time < min(end if end is not None else math.inf, s + SCENARIO_TIMEOUT) for _, s, end in windows)
+        if running == active:
+            active, last_valid = not running, st.time
+        if active:
+            if abs(e.speed) < EPSILON_SPEED and last_valid is not None:
+                if st.time - last_valid > blocked_time:
+                    return i, Violation(last_valid, st.time - last_valid, abs(e.speed), "vehicle_blocked",
+                                        f"Agent got blocked at {_at(e)}")
+            else:
+                last_valid = st.time
         if st.time > timeout:
             return i, Violation(st.time, 0.0, p, "route_timeout", "Route timeout.")
     return len(ticks) - 1, None

@@ -148,6 +148,17 @@ def test_scenario_timeout_fires_after_240s_blocked_by_an_obstacle():
     assert r.infractions["vehicle_blocked"] == () and r.score_route == 43.0
 
 
+@pytest.mark.parametrize("last_tick,blocked", [(185, False), (186, True)])
+def test_blocked_counts_from_the_last_tick_at_speed(last_tick, blocked):
+    # tick 1 s; moving at 10 m/s on ticks 0..5, standing from tick 6. AC 440-470: the clock is the last tick at or
+    # above 0.1 m/s (t = 5), and the test fails once GameTime - 5 > 180: first at t = 186
+    xs = [10.0 * min(i, 5) for i in range(last_tick + 1)]
+    speeds = [10.0 if i <= 5 else 0.0 for i in range(last_tick + 1)]
+    r = lb.evaluate(drive(xs, speeds, tick=1.0), straight_meta(100))
+    assert bool(r.infractions["vehicle_blocked"]) is blocked
+    assert r.status == ("Failed - Agent got blocked" if blocked else "Failed")  # SM 385, 403-405
+
+
 def test_suite_with_one_of_two_routes_recorded():
     rec = {"scores": {"score_composed": 80.0, "score_route": 100.0, "score_penalty": 0.8},
            "infractions": {"stop_infraction": ["Agent ran a stop"],
