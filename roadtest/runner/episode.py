@@ -221,8 +221,9 @@ def _expectations(meta: dict, score: dict) -> list[str]:
     """Why a run that ended normally still fails what meta.expect asks."""
     exp = meta.get("expect") or {}
     why = []
-    if exp.get("reach_goal") and (score.get("scores") or {}).get("score_route", 0.0) < 100.0:
-        why.append(f"goal not reached (route completion {score['scores']['score_route']:.1f} %)")
+    own = score.get("roadtest") or {}
+    if exp.get("reach_goal") and not own.get("goal_reached"):
+        why.append(f"goal not reached (route completion {own.get('route_completion') or 0.0:.1f} %)")
     if exp.get("rules_hold") and score.get("rules_error"):
         why.append(f"rules not checked: the rule monitors raised {score['rules_error']}")
     elif exp.get("rules_hold"):
@@ -269,7 +270,8 @@ def execute_run(job: Job) -> dict[str, Any]:
             if note:
                 score.setdefault("notes", []).append(note)
             write_json_atomic(run_dir / "score.json", score)
-            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "planning") if k in score})
+            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "roadtest", "planning")
+                           if k in score})
             record["leaderboard_status"] = score.get("status")
             for key in ("rules", "rule_verdicts", "rules_error"):
                 if key in score:

@@ -72,6 +72,12 @@ def test_goal_reached_and_timeout_from_meta():
         n += 1
     assert sim.trace.termination is Termination.COMPLETED and "goal" in sim.trace.reason
     assert sim.state.time == pytest.approx(0.7)  # box centre 8.6 m short of the goal at 10 m/s, within 2 m
+    # with a route the goal counts once passed, as the leaderboard completes a route only past its last point:
+    # the run ends on the tick whose motion carries the box centre across x = 60
+    sim, _ = make(meta={"route": {"goal": {"x": 60.0, "y": -5.25}, "waypoints": [[0.0, -5.25], [60.0, -5.25]]}})
+    while not sim.done:
+        sim.step(None)
+    assert sim.trace.termination is Termination.COMPLETED and sim.state.ego.x > 60.0 > sim.trace.states[-2].ego.x
     sim, _ = make(meta={"expect": {"timeout": 1.0}})
     while not sim.done:
         sim.step(None)
