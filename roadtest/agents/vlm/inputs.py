@@ -57,16 +57,21 @@ def stitch(images: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def pose_from(input_data: Mapping[str, Any]) -> dict[str, float] | None:
-    """The ego pose (x, y, h) in the inertial frame: the embedded GNSS gives it, else lat/lon and the IMU compass."""
-    gnss = sensor_data(input_data, "gnss") or {}
-    if all(k in gnss for k in ("x", "y", "h")):
-        return {"x": float(gnss["x"]), "y": float(gnss["y"]), "h": float(gnss["h"])}
-    imu = sensor_data(input_data, "imu") or {}
-    if "lat" in gnss and "lon" in gnss and "compass" in imu:
-        x = math.radians(float(gnss["lon"])) * EARTH_RADIUS
-        y = EARTH_RADIUS * math.log(math.tan(0.25 * math.pi + 0.5 * math.radians(float(gnss["lat"]))))
-        return {"x": x, "y": y, "h": wrap_angle(0.5 * math.pi - float(imu["compass"]))}
-    return None
+    """The ego pose (x, y, h) in the inertial frame from the leaderboard's GNSS (lat, lon, alt) and IMU compass
+    (the last of its seven values): the inverse of the spherical Mercator around (0, 0) that CARLA's GNSS uses."""
+    from roadtest.sim.carla.frames import heading_from_compass
+
+    gnss = sensor_data(input_data, "gnss")
+    imu = sensor_data(input_data, "imu")
+    if gnss is None or imu is None:
+        return None
+    if isinstance(gnss, Mapping):  # an older dict form
+        gnss = [gnss["lat"], gnss["lon"], gnss.get("alt", 0.0)]
+    compass = imu["compass"] if isinstance(imu, Mapping) else imu[6]
+    lat, lon = float(gnss[0]), float(gnss[1])
+    x = math.radians(lon) * EARTH_RADIUS
+    y = EARTH_RADIUS * math.log(math.tan(0.25 * math.pi + 0.5 * math.radians(lat)))
+    return {"x": x, "y": y, "h": heading_from_compass(float(compass))}
 
 
 def route_ahead(route: RoutePath, pose: Mapping[str, float], s0: float, step: float = 5.0,

@@ -24,6 +24,10 @@ def fake_camera_frame(spec: Mapping[str, Any]) -> np.ndarray:
 class FakeCameraEmbeddedSimulator(EmbeddedSimulator):
     """EmbeddedSimulator whose simulations answer camera specs with fake_camera_frame (TEST-ONLY)."""
 
+    @classmethod
+    def sensor_types(cls):
+        return frozenset(super().sensor_types() | {"sensor.camera.rgb"})
+
     def load(self, bundle, seed: int = 0, settings=None, params=None):
         sim = super().load(bundle, seed, settings, params=params)
         real = sim._observe
