@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 rules_app = typer.Typer(no_args_is_help=True, help="The atomic traffic-rule catalogue.")
 app.add_typer(rules_app, name="rules")
+signs_app = typer.Typer(no_args_is_help=True, help="Traffic-sign faces per country and their catalogue.")
+app.add_typer(signs_app, name="signs")
 
 
 class _Exit(Exception):
@@ -114,6 +116,25 @@ def rules_check() -> None:
     from roadtest.rules.cli import rules_check_command
 
     _done(rules_check_command())
+
+
+@signs_app.command("gallery")
+def signs_gallery(
+    country: str = typer.Option(..., "--country", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US."),
+    out: Path = typer.Option(Path("gallery.png"), "-o", "--out", help="PNG to write."),
+) -> None:
+    """Draw every sign face of one country on a sheet, labelled with sign ids and OpenDRIVE codes."""
+    from roadtest.signs.gallery import gallery_command
+
+    _done(gallery_command(country, out))
+
+
+@signs_app.command("list")
+def signs_list(country: Optional[str] = typer.Option(None, "--country", help="Only this country.")) -> None:
+    """List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play."""
+    from roadtest.signs.gallery import list_command
+
+    _done(list_command(country))
 
 
 @app.command()

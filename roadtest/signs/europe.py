@@ -18,7 +18,7 @@ STYLES = {
     "DE": Style(red=(196, 30, 58), blue=(0, 84, 159), yellow=(245, 182, 0), ring=0.085, squeeze=0.72, slash=False),
     "FR": Style(red=(200, 16, 46), blue=(0, 85, 164), yellow=(252, 196, 0), ring=0.09, squeeze=0.8, slash=True),
     "GB": Style(red=(218, 41, 28), blue=(0, 94, 184), yellow=(255, 206, 0), ring=0.105, squeeze=0.9, slash=True,
-                warn_border_w=0.11),
+                warn_border_w=0.09),
 }
 
 DISC = ("circle", 1.0, 1.0)
@@ -71,7 +71,7 @@ def recipes(country: str) -> dict[str, Face]:
     add("minimum_speed", DISC, ("blue", "white"), minimum)
 
     add("stop", ("octagon", 1.0, 1.0), ("red", "white"), lambda cv, v: stop_octagon(cv, st, squeeze=0.85))
-    add("yield", INV, ("red", "white"), lambda cv, v: give_way(cv, st, border=0.13 if gb else 0.12))
+    add("yield", INV, ("red", "white"), lambda cv, v: give_way(cv, st, border=0.11 if gb else 0.1))
 
     def cars(cv: Canvas, left: tuple[int, int, int], right: tuple[int, int, int]) -> None:
         cv.fill(sy.car_rear(0.31, 0.52, 0.3), left)

@@ -32,7 +32,8 @@ class Style:
     warn_shape: str = "triangle"  # or "diamond"
     warn_fill: RGB = (255, 255, 255)
     warn_border: RGB = (200, 20, 30)
-    warn_border_w: float = 0.09   # border width / side
+    warn_border_w: float = 0.075  # border width / side
+    warn_rim: bool = False        # a thin rim of the field colour outside the border (CN)
     digits: RGB = (20, 20, 20)
     squeeze: float = 0.85         # narrowing of digits (national faces are condensed)
     slash: bool = False           # prohibitions cross their symbol with a red bar
@@ -84,9 +85,14 @@ def warning(cv: Canvas, st: Style, sym: BaseGeometry | None = None, colour: RGB 
         cy, size = 0.5, size * 1.05
     else:
         h = 0.866
-        cv.fill(triangle(0.5, h / 2, 1.0, True, 0.05), st.warn_border)
+        cv.fill(triangle(0.5, h / 2, 1.0, True, 0.05), fill if st.warn_rim else st.warn_border)
         b = st.warn_border_w
-        cv.fill(triangle(0.5, h / 2 + b * 0.25, 1.0 - 2 * b * 1.73, True, 0.03), fill)
+        if st.warn_rim:
+            rim = 1.0 - 2 * 0.02 * 3 ** 0.5
+            cv.fill(triangle(0.5, h - 0.02 - rim * 0.866 / 2, rim, True, 0.04), st.warn_border)
+            b += 0.02
+        side = 1.0 - 2 * b * 3 ** 0.5
+        cv.fill(triangle(0.5, h - b - side * 0.866 / 2, side, True, 0.03), fill)
         cy = h * 0.6
     if sym is not None:
         cv.fill(place(sym, 0.5, cy, size), colour or st.black)
@@ -107,11 +113,12 @@ def blue_square(cv: Canvas, st: Style, w: float = 1.0, h: float = 1.0) -> None:
     cv.fill(rect(0.025, 0.025, w - 0.025, h - 0.025, 0.035), st.blue)
 
 
-def give_way(cv: Canvas, st: Style, inner: RGB | None = None, border: float = 0.12) -> None:
-    """Inverted triangle, red border, white (or `inner`) field; face height = 0.866."""
+def give_way(cv: Canvas, st: Style, inner: tuple[int, int, int] | None = None, border: float = 0.12) -> None:
+    """Inverted triangle, red border `border` wide, white (or `inner`) field; face height = 0.866."""
     h = 0.866
     cv.fill(triangle(0.5, h / 2, 1.0, False, 0.05), st.red)
-    cv.fill(triangle(0.5, h / 2 - border * 0.29, 1.0 - 2 * border * 1.73, False, 0.03), inner or st.white)
+    side = 1.0 - 2 * border * 3 ** 0.5
+    cv.fill(triangle(0.5, border + side * 0.866 / 2, side, False, 0.03), inner or st.white)
 
 
 def stop_octagon(cv: Canvas, st: Style, text: str = "STOP", rim: bool = True, squeeze: float = 0.9) -> None:

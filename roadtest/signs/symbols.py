@@ -156,9 +156,9 @@ def roundabout() -> BaseGeometry:
     """Three arrows chasing each other anticlockwise on the page (right-hand traffic)."""
     parts = []
     for k in range(3):
-        a0 = math.radians(90 + 120 * k)
-        pts = [(0.30 * math.cos(a0 - t), 0.30 * math.sin(a0 - t)) for t in [i * math.radians(70) / 6 for i in range(7)]]
-        parts.append(arrow(pts, 0.12, 0.2))
+        a0 = math.radians(80 + 120 * k)
+        pts = [(0.32 * math.cos(a0 - t), 0.32 * math.sin(a0 - t)) for t in [i * math.radians(95) / 16 for i in range(17)]]
+        parts.append(arrow(pts, 0.11, 0.19))
     return union(*parts)
 
 
