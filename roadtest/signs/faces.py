@@ -76,7 +76,7 @@ def sign_meta(sign_id: str, country: str) -> dict[str, Any]:
     entry = load_signs()[sign_id]
     code = entry["codes"][country]
     return {"id": sign_id, **sign_code(sign_id, country), "note": code.get("note"), "meaning": entry["meaning"],
-            "value": entry["value"], "shape": face.shape, "colours": list(face.colours),
+            "value": entry["value"], "shape": code.get("shape", face.shape), "colours": list(code.get("colours", face.colours)),
             "aspect": [face.w, face.h], "rules": list(entry.get("rules", []))}
 
 
