@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from roadtest.signs import symbols as sy
 from roadtest.signs.canvas import Canvas, arrow, circle, rect, rotate, triangle, union
-from roadtest.signs.parts import Face, Style, blue_disc, blue_square, limit_text, ring_disc, slash, warning
+from roadtest.signs.parts import Face, Style, blue_disc, blue_square, end_bars, end_board, limit_text, ring_disc, slash, warning
 
 __all__ = ["recipes", "STYLES"]
 
@@ -54,11 +54,9 @@ def recipes(country: str) -> dict[str, Face]:
         add("end_speed_limit", PLATE, ("red", "white", "blue", "black"), with_end_plate(speed_disc))
     else:
         def end_speed(cv: Canvas, v: float | None) -> None:
-            cv.fill(circle(0.5, 0.5, 0.5), st.black)
-            cv.fill(circle(0.5, 0.5, 0.47), st.white)
+            end_board(cv, st, 0.03)
             limit_text(cv, st, str(int(v or 50)))
-            for off in (-0.06, 0.0, 0.06):
-                cv.fill(rotate(rect(0.02, 0.5 + off - 0.014, 0.98, 0.5 + off + 0.014), -45, origin=(0.5, 0.5)).intersection(circle(0.5, 0.5, 0.47)), st.black)
+            end_bars(cv, st, (-0.06, 0.0, 0.06), 0.014, 0.03)
         add("end_speed_limit", DISC, ("white", "black"), end_speed)
 
     def minimum(cv: Canvas, v: float | None) -> None:
@@ -108,17 +106,15 @@ def recipes(country: str) -> dict[str, Face]:
             cv.text("追越し", 0.2, 0.3, 0.8, 0.48, st.blue)
             cv.text("禁止", 0.28, 0.54, 0.72, 0.72, st.blue)
         else:
-            cars(cv, st.black, st.red)
+            cars(cv, st.red, st.black)  # the overtaking car on the offside (left in right-hand traffic)
     add("no_overtaking", DISC, ("red", "white", "blue" if jp else "black"), no_overtaking)
     if jp:
         add("end_no_overtaking", PLATE, ("red", "white", "blue", "black"), with_end_plate(no_overtaking))
     else:
         def end_no_overtaking(cv: Canvas, v: float | None) -> None:
-            cv.fill(circle(0.5, 0.5, 0.5), st.black)
-            cv.fill(circle(0.5, 0.5, 0.47), st.white)
+            end_board(cv, st, 0.03)
             cars(cv, st.grey, st.grey)
-            for off in (-0.06, 0.0, 0.06):
-                cv.fill(rotate(rect(0.02, 0.5 + off - 0.014, 0.98, 0.5 + off + 0.014), -45, origin=(0.5, 0.5)).intersection(circle(0.5, 0.5, 0.47)), st.black)
+            end_bars(cv, st, (-0.06, 0.0, 0.06), 0.014, 0.03)
         add("end_no_overtaking", DISC, ("white", "black", "grey"), end_no_overtaking)
 
     def no_entry(cv: Canvas, v: float | None) -> None:

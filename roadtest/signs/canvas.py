@@ -129,17 +129,13 @@ class Canvas:
             rings = [poly.exterior] + list(poly.interiors)
             pts = [np.round(np.asarray(r.coords) * self.k * 16).astype(np.int32) for r in rings]
             cv2.fillPoly(m, pts, 1, lineType=cv2.LINE_8, shift=4)
-        return m.astype(np.float32)
-
-    def _blend(self, m: np.ndarray, color: Sequence[int], opaque: bool) -> None:
-        c = np.asarray(color[:3], np.float32)
-        self.rgb += (c - self.rgb) * m[..., None]
-        if opaque:
-            self.alpha = np.maximum(self.alpha, m)
+        return m.view(bool)
 
     def fill(self, g: BaseGeometry, color: Sequence[int]) -> None:
         """Paint a shape; the outermost shape (the sign's board) is what makes pixels opaque."""
-        self._blend(self._mask(g), color, opaque=True)
+        m = self._mask(g)
+        self.rgb[m] = np.asarray(color[:3], np.float32)
+        self.alpha[m] = 1.0
 
     def text(self, s: str, x0: float, y0: float, x1: float, y1: float, color: Sequence[int], *,
              font: str = "sans-bold", squeeze: float = 1.0, align: str = "center") -> None:
@@ -154,10 +150,11 @@ class Canvas:
         m = cv2.resize(glyphs, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
         cx = {"center": (x0 + x1) / 2 * self.k - tw / 2, "left": x0 * self.k, "right": x1 * self.k - tw}[align]
         ox, oy = int(round(cx)), int(round((y0 + y1) / 2 * self.k - th / 2))
-        full = np.zeros(self.alpha.shape, np.float32)
-        ys, xs = slice(max(oy, 0), min(oy + th, full.shape[0])), slice(max(ox, 0), min(ox + tw, full.shape[1]))
-        full[ys, xs] = m[ys.start - oy:ys.stop - oy, xs.start - ox:xs.stop - ox]
-        self._blend(full, color, opaque=False)
+        H, W = self.alpha.shape
+        ys, xs = slice(max(oy, 0), min(oy + th, H)), slice(max(ox, 0), min(ox + tw, W))
+        cov = m[ys.start - oy:ys.stop - oy, xs.start - ox:xs.stop - ox][..., None]
+        region = self.rgb[ys, xs]
+        region += (np.asarray(color[:3], np.float32) - region) * cov
 
     def rgba(self) -> np.ndarray:
         """H x W x 4 uint8, transparent outside the board, premultiplied area averaging."""

@@ -9,7 +9,7 @@ from typing import Callable
 
 from roadtest.signs import symbols as sy
 from roadtest.signs.canvas import Canvas, circle, diamond, rect, rotate, triangle
-from roadtest.signs.parts import (Face, Style, blue_disc, blue_square, give_way, limit_text, mph,
+from roadtest.signs.parts import (Face, Style, blue_disc, blue_square, end_bars, end_board, give_way, limit_text, mph,
                                   ring_disc, slash, stop_octagon, warning)
 
 __all__ = ["recipes", "STYLES"]
@@ -45,25 +45,19 @@ def recipes(country: str) -> dict[str, Face]:
         limit_text(cv, st, str(mph(v or 50) if gb else int(v or 50)))
     add("speed_limit", DISC, ("red", "white", "black"), speed)
 
+    def end_bars_of(cv: Canvas) -> None:
+        # FR: one broad bar; DE: a band of four thin bars
+        end_bars(cv, st, (0.0,), 0.04) if country == "FR" else end_bars(cv, st, (-0.075, -0.025, 0.025, 0.075), 0.011)
+
     def end_speed(cv: Canvas, v: float | None) -> None:
         if gb:  # national speed limit applies: plain white disc, black diagonal bar
-            cv.fill(circle(0.5, 0.5, 0.5), st.black)
-            cv.fill(circle(0.5, 0.5, 0.485), st.white)
-            cv.fill(rotate(rect(0.0, 0.43, 1.0, 0.57), -45, origin=(0.5, 0.5)).intersection(circle(0.5, 0.5, 0.485)), st.black)
+            end_board(cv, st, 0.015)
+            end_bars(cv, st, (0.0,), 0.07, 0.015)
             return
-        cv.fill(circle(0.5, 0.5, 0.5), st.black)
-        cv.fill(circle(0.5, 0.5, 0.49), st.white)
+        end_board(cv, st)
         limit_text(cv, st, str(int(v or 50)), st.grey)
-        end_disc_bars(cv)
+        end_bars_of(cv)
     add("end_speed_limit", DISC, ("white", "black", "grey"), end_speed)
-
-    def end_disc_bars(cv: Canvas) -> None:
-        clip = circle(0.5, 0.5, 0.49)
-        if country == "FR":
-            cv.fill(rotate(rect(0.0, 0.46, 1.0, 0.54), -45, origin=(0.5, 0.5)).intersection(clip), st.black)
-            return
-        for off in (-0.075, -0.025, 0.025, 0.075):
-            cv.fill(rotate(rect(0.0, 0.5 + off - 0.011, 1.0, 0.5 + off + 0.011), -45, origin=(0.5, 0.5)).intersection(clip), st.black)
 
     def minimum(cv: Canvas, v: float | None) -> None:
         blue_disc(cv, st)
@@ -85,10 +79,9 @@ def recipes(country: str) -> dict[str, Face]:
 
     if not gb:
         def end_no_overtaking(cv: Canvas, v: float | None) -> None:
-            cv.fill(circle(0.5, 0.5, 0.5), st.black)
-            cv.fill(circle(0.5, 0.5, 0.49), st.white)
+            end_board(cv, st)
             cars(cv, st.grey, st.grey)
-            end_disc_bars(cv)
+            end_bars_of(cv)
         add("end_no_overtaking", DISC, ("white", "black", "grey"), end_no_overtaking)
 
         def priority(cv: Canvas, v: float | None) -> None:

@@ -8,11 +8,11 @@ from typing import Callable
 
 from shapely.geometry.base import BaseGeometry
 
-from roadtest.signs.canvas import Canvas, circle, diamond, octagon, rect, rotate, stroke, triangle
+from roadtest.signs.canvas import Canvas, circle, diamond, octagon, rect, rotate, triangle
 from roadtest.signs.symbols import place
 
 __all__ = ["Style", "Face", "ring_disc", "slash", "warning", "blue_disc", "blue_square", "give_way", "stop_octagon",
-           "end_disc", "limit_text", "mph"]
+           "end_board", "end_bars", "limit_text", "mph"]
 
 RGB = tuple[int, int, int]
 
@@ -62,15 +62,18 @@ def slash(cv: Canvas, st: Style, width: float = 0.085, ring: float | None = None
     cv.fill(bar, st.red)
 
 
-def end_disc(cv: Canvas, st: Style, bars: int = 1) -> None:
-    """White disc with a thin border crossed by black (or grey) diagonal bars: end of a restriction."""
+def end_board(cv: Canvas, st: Style, rim: float = 0.01) -> None:
+    """White disc with a thin black rim: the board of an end-of-restriction sign."""
     cv.fill(circle(0.5, 0.5, 0.5), st.black)
-    cv.fill(circle(0.5, 0.5, 0.49), st.white)
-    if bars == 1:
-        cv.fill(rotate(rect(0.02, 0.47, 0.98, 0.53), -45, origin=(0.5, 0.5)).intersection(circle(0.5, 0.5, 0.49)), st.black)
-    else:
-        for off in (-0.09, -0.03, 0.03, 0.09):
-            cv.fill(rotate(rect(0.0, 0.5 + off - 0.012, 1.0, 0.5 + off + 0.012), -45, origin=(0.5, 0.5)).intersection(circle(0.5, 0.5, 0.49)), st.black)
+    cv.fill(circle(0.5, 0.5, 0.5 - rim), st.white)
+
+
+def end_bars(cv: Canvas, st: Style, offsets: tuple[float, ...], half_width: float, rim: float = 0.01) -> None:
+    """Black diagonal bars (bottom-left to top-right) across an end board, at `offsets` from its centre line."""
+    clip = circle(0.5, 0.5, 0.5 - rim)
+    for off in offsets:
+        bar = rect(0.0, 0.5 + off - half_width, 1.0, 0.5 + off + half_width)
+        cv.fill(rotate(bar, -45, origin=(0.5, 0.5)).intersection(clip), st.black)
 
 
 def warning(cv: Canvas, st: Style, sym: BaseGeometry | None = None, colour: RGB | None = None, size: float = 0.42,
