@@ -67,6 +67,12 @@ def recipes(country: str) -> dict[str, Face]:
     add("minimum_speed", DISC, ("blue", "white"), minimum)
 
     if jp:
+        def priority(cv: Canvas, v: float | None) -> None:  # 405 優先道路: the wide road's arrow across a narrow road
+            blue_square(cv, st)
+            cv.fill(rect(0.14, 0.50, 0.86, 0.56), st.white)
+            cv.fill(arrow([(0.5, 0.86), (0.5, 0.14)], 0.16, 0.26), st.white)
+        add("priority_road", SQ, ("blue", "white"), priority)
+
         def inverted(text: str):
             def draw(cv: Canvas, v: float | None) -> None:
                 cv.fill(triangle(0.5, 0.433, 1.0, False, 0.05), st.white)

@@ -131,3 +131,16 @@ def test_bad_arguments_are_user_errors():
     with pytest.raises(UserError, match="px="):
         sign_face("stop", "DE", None, 2)
     assert set(load_signs()) >= {sid for _, sid in ALL}
+
+
+def test_without_pillow_latin_falls_back_and_cjk_is_left_off(monkeypatch):
+    from roadtest.signs import fonts
+
+    monkeypatch.setattr(fonts, "_pillow", lambda: None)
+    fonts.render.cache_clear()
+    try:
+        assert fonts.render("STOP") is not None          # OpenCV Hershey stand-in
+        assert fonts.render("止まれ") is None             # no CJK glyphs without a TrueType font
+        assert "Hershey" in fonts.font_report() and "left off" in fonts.font_report()
+    finally:
+        fonts.render.cache_clear()
