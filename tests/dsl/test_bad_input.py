@@ -162,7 +162,7 @@ def test_schema_lists_the_supported_countries():
 
     from roadtest.dsl.schema import schema_json
 
-    assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "JP", "US"]
+    assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "FR", "GB", "JP", "US"]
 
 
 @pytest.mark.parametrize("command", ["convert", "run"])
