@@ -30,7 +30,9 @@ def test_perfect_answers_reach_the_goal_without_violations(smoke_bundles, scenar
     assert score["scores"]["score_route"] == 100.0
     assert _violated(score) == []
     assert score["rules"], "the scenario's rules were checked"
-    assert not any(score["infractions"].values())
+    # min_speed_infractions is the leaderboard's pace penalty, not a rule broken (behind the fog scene's slow
+    # truck the expert itself collects it)
+    assert not any(v for k, v in score["infractions"].items() if k != "min_speed_infractions")
     # two calls per decision at 2 Hz over the run's simulated time
     sim_time = trace.states[-1].time
     assert abs(fig["decisions"] - sim_time * 2.0) <= 2
