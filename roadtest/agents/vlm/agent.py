@@ -126,7 +126,8 @@ class VLMAgent(AutonomousAgent):
             img = rgb_image(data)
             images.append(img)
             frames.append({"camera": str(cam["id"]), "frame": frame, "sha256": image_digest(img),
-                           "shape": list(img.shape)})
+                           "shape": list(img.shape), "fov": float(cam.get("fov", 60.0)),
+                           "mount": [float(cam.get(k, 0.0)) for k in ("x", "y", "yaw")]})
         if c["image"]["stitch"] and len(images) > 1:
             images = [stitch(images)]
         unit = self.country["speed_unit"]

@@ -1,10 +1,12 @@
 """The VLM agent's figures, per run and per suite, from the decision records in a trace and the scene's ground truth.
 
-Ground truth at each decision is the privileged objects view of the state the decision saw (the agent never
-reads it). A sign instance is one ground-truth sign ahead at one decision, in a distance class (near 5-15 m,
-mid 15-30 m, far 30-60 m; closer than 5 m it is usually out of the camera's view and not counted); it is
-recognised when the answer names the same sign id (and, for signs with a value, the same value); a named
-sign with no sign of that id from 5 m behind to 80 m ahead is a false positive. Light
+Ground truth at each decision is the state the decision saw and the scene in meta.json (the agent never
+reads either). A sign instance is one scene sign inside the field of view of a camera the decision sent (its
+bearing within the half angle, less 2 degrees for the board's width) at one decision, in a distance class
+from that camera (near 5-15 m, mid 15-30 m, far 30-60 m); it is recognised when the answer names the same
+sign id (and, for signs with a value, the value its face prints); a named sign with no scene sign of that
+id in view or within 80 m is a false positive. Lights and the rules in force come from the privileged
+objects view of the same state. Light
 accuracy compares the answered state with the light governing the ego within 60 m ("none" when there is
 none). A plan obeys the rules in force when its target speed keeps the limit (5 % + 0.3 m/s slack) and,
 with a red light or a stop sign not yet stopped at within 40 m, no waypoint passes the stop line.
@@ -65,16 +67,50 @@ def _labels(meta: Mapping[str, Any], trace: Any) -> dict[str, str]:
             "light": "night" if sun < 0.2 else "day"}
 
 
-def _views(trace: Any, meta: Mapping[str, Any], bundle: Any, times: Iterable[float]) -> dict[float, dict[str, Any]]:
-    """The objects view of the state each decision saw (the first recorded state for the decision at t = 0)."""
+def _network(bundle: Any) -> Any:
+    xodr = getattr(bundle, "xodr", None)
+    if xodr is None:
+        return None
+    from roadtest.sim.road import load_map
+
+    return load_map(xodr)
+
+
+def _scene_signs(network: Any, meta: Mapping[str, Any]) -> list[tuple[str, Any, float, float]]:
+    """(sign id, value, x, y) of every scene sign the map can place."""
+    out = []
+    for sg in (meta.get("scene") or {}).get("signs") or []:
+        try:
+            p = network.road_to_world(str(sg.get("road")), float(sg.get("s", 0.0)), float(sg.get("t", 0.0)))
+        except Exception:  # noqa: BLE001 - a sign on a road the map lacks is not in anyone's view
+            continue
+        out.append((str(sg.get("id") or sg.get("kind")), sg.get("value"), float(p.x), float(p.y)))
+    return out
+
+
+def _signs_in_view(signs: list[tuple[str, Any, float, float]], ego: Any, frames: list[Mapping[str, Any]]) -> list[tuple[str, Any, float]]:
+    """(sign id, value, distance from the camera) of the scene signs some sent camera saw."""
+    seen: dict[int, tuple[str, Any, float]] = {}
+    for fr in frames:
+        mx, my, myaw = (list(fr.get("mount") or [1.5, 0.0, 0.0]) + [0.0, 0.0, 0.0])[:3]
+        half = math.radians(float(fr.get("fov", 60.0))) / 2.0 - math.radians(2.0)
+        c, s = math.cos(ego.h), math.sin(ego.h)
+        cx, cy = ego.x + c * mx - s * my, ego.y + s * mx + c * my
+        heading = ego.h + math.radians(myaw)
+        for i, (sid, value, x, y) in enumerate(signs):
+            dx, dy = x - cx, y - cy
+            fwd = dx * math.cos(heading) + dy * math.sin(heading)
+            lat = -dx * math.sin(heading) + dy * math.cos(heading)
+            d = math.hypot(fwd, lat)
+            if fwd > 0.0 and abs(math.atan2(lat, fwd)) <= half and (i not in seen or d < seen[i][2]):
+                seen[i] = (sid, value, d)
+    return list(seen.values())
+
+
+def _views(trace: Any, meta: Mapping[str, Any], network: Any, times: Iterable[float]) -> dict[float, tuple[Any, dict[str, Any]]]:
+    """(ego state, objects view) of the state each decision saw (the first recorded state for the decision at t = 0)."""
     from roadtest.sim.objects_sensor import ObjectsSensor
 
-    network = None
-    xodr = getattr(bundle, "xodr", None)
-    if xodr is not None:
-        from roadtest.sim.road import load_map
-
-        network = load_map(xodr)
     sensor = ObjectsSensor(network, meta)
     by_time = {round(s.time, 6): s for s in trace.states}
     out = {}
@@ -84,7 +120,7 @@ def _views(trace: Any, meta: Mapping[str, Any], bundle: Any, times: Iterable[flo
             st = next((s for s in trace.states if s.time >= t - 1e-9), trace.states[-1] if trace.states else None)
         ego = st.ego if st is not None else None
         if ego is not None:
-            out[t] = sensor(st, ego.id)
+            out[t] = (ego, sensor(st, ego.id))
     return out
 
 
@@ -112,7 +148,9 @@ def _obeys(plan: Mapping[str, Any], view: Mapping[str, Any], speed: float) -> tu
 def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict[str, Any]:
     """One run's figures (see the module docstring); `_samples` keeps latencies for the suite's percentiles."""
     recs = [a.record for a in trace.agent if a.record and a.record.get("kind") == "vlm_decision"]
-    views = _views(trace, meta, bundle, [r["t"] for r in recs]) if recs else {}
+    network = _network(bundle) if recs else None
+    views = _views(trace, meta, network, [r["t"] for r in recs]) if recs else {}
+    scene_signs = _scene_signs(network, meta) if network is not None else []
     country = str(meta.get("country") or "")
     signs = {name: [0, 0] for name, _, _ in DIST_CLASSES}
     false_pos = 0
@@ -122,7 +160,7 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
     lat: dict[str, list[float]] = {}
     overhead: list[float] = []
     for r in recs:
-        view = views.get(r["t"])
+        ego, view = views.get(r["t"], (None, None))
         for st in r["stages"]:
             lat.setdefault(st["stage"], []).append(float(st["latency_s"]))
             if st["raw"] is None and st["error"]:
@@ -139,18 +177,19 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
             continue
         said = list(per.get("signs") or [])
         used = [False] * len(said)
-        for sg in view.get("signs") or []:
-            cls = _dist_class(float(sg["distance"]))
+        in_view = _signs_in_view(scene_signs, ego, r.get("frames") or [])
+        for sid, value, dist in sorted(in_view, key=lambda v: v[2]):
+            cls = _dist_class(dist)
             if cls is None:
                 continue
             signs[cls][0] += 1
             for i, s in enumerate(said):
-                sid = str(sg.get("id") or sg.get("kind"))
-                if not used[i] and s.get("id") == sid and _same_value(sid, sg.get("value"), s.get("value"), country):
+                if not used[i] and s.get("id") == sid and _same_value(sid, value, s.get("value"), country):
                     used[i] = True
                     signs[cls][1] += 1
                     break
-        nearby = {str(sg.get("id") or sg.get("kind")) for sg in view.get("signs") or [] if -5.0 < float(sg["distance"]) <= 80.0}
+        nearby = {v[0] for v in in_view} | {str(sg.get("id") or sg.get("kind")) for sg in view.get("signs") or []
+                                            if -5.0 < float(sg["distance"]) <= 80.0}
         false_pos += sum(1 for i, s in enumerate(said) if not used[i] and s.get("id") not in nearby)
         ahead = [lt for lt in view.get("lights") or [] if 0.0 < float(lt["stop_distance"]) <= LIGHT_RANGE]
         truth = str(ahead[0]["state"]) if ahead else "none"
