@@ -77,10 +77,13 @@ def pose_from(input_data: Mapping[str, Any]) -> dict[str, float] | None:
 def route_ahead(route: RoutePath, pose: Mapping[str, float], s0: float, step: float = 5.0,
                 distance: float = 30.0) -> list[list[float]]:
     """Route points every `step` m up to `distance` m past route position s0 (the ego's), in the ego frame
-    (x forward, y left), to 0.1 m."""
+    (x forward, y left), to 0.1 m; past the route's end it goes straight on along the last heading."""
     out = []
     for k in range(1, int(distance / step) + 1):
-        x, y, _ = route.point_at(min(s0 + k * step, route.length))
+        s = s0 + k * step
+        x, y, th = route.point_at(min(s, route.length))
+        if s > route.length:  # past the goal: straight on, so that a plan still reaches it at speed
+            x, y = x + (s - route.length) * math.cos(th), y + (s - route.length) * math.sin(th)
         ex, ey = to_ego_frame(pose["x"], pose["y"], pose["h"], x, y)
         out.append([round(ex, 1), round(ey, 1)])
     return out
