@@ -11,7 +11,7 @@ import yaml
 
 from roadtest.errors import UserError
 
-__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids"]
+__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids", "sign_for_code"]
 
 SIGNS_FILE = Path(str(files("roadtest").joinpath("sign_assets", "signs.yaml")))
 
@@ -47,3 +47,19 @@ def sign_code(sign_id: str, country: str) -> dict[str, Any]:
     if entry.get("unit"):
         out["unit"] = entry["unit"]
     return out
+
+
+@lru_cache(maxsize=None)
+def _by_code() -> dict[tuple[str, str, str], str]:
+    out: dict[tuple[str, str, str], str] = {}
+    for sid, entry in load_signs().items():
+        for country, code in (entry.get("codes") or {}).items():
+            if code:
+                out.setdefault((str(country), str(code["type"]), str(code.get("subtype", "-1"))), sid)
+    return out
+
+
+def sign_for_code(country: str, type_: str, subtype: str = "-1") -> str | None:
+    """The catalogue's sign id for an OpenDRIVE signal code (country, type, subtype); None when unknown."""
+    table = _by_code()
+    return table.get((str(country), str(type_), str(subtype))) or table.get((str(country), str(type_), "-1"))
