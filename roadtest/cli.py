@@ -84,12 +84,15 @@ def run(
     trace_csv: Optional[Path] = typer.Option(None, "--trace-csv", help="Also write every entity's state each tick as CSV (single run)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit per run in seconds."),
     backend: str = typer.Option("embedded", "--backend", help="embedded or carla."),
+    camera: Optional[list[str]] = typer.Option(None, "--camera", help="Attach cameras beside the agent's sensors: front, uniad (six 1600x900), bev, or a JSON/YAML file of sensor specs. Repeatable."),
+    save_sensors: bool = typer.Option(False, "--save-sensors", help="Save every rendered frame as PNG under OUT/runs/<run id>/sensors/<sensor id>/."),
 ) -> None:
     """Run scenarios closed-loop and score them."""
     from roadtest.runner.cli import run_command
 
     _done(run_command(target=target, agent=agent, seeds=seeds, seed=seed, tick=tick, workers=workers,
-                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend))
+                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend,
+                      cameras=camera, save_sensors=save_sensors))
 
 
 @rules_app.command("list")

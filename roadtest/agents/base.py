@@ -29,7 +29,10 @@ SENSOR_TYPES = (
     "roadtest.route",  # [(x, y), ...]: meta.route.waypoints (the global plan)
     "roadtest.objects",  # roadtest.sim.objects_sensor.objects_view(...): privileged scene knowledge
     "sensor.opendrive_map",  # {"opendrive": xodr text}
-    "sensor.camera.rgb",  # H x W x 3 uint8 (when the simulator renders)
+    "sensor.camera.rgb",  # H x W x 4 uint8 BGRA, as CARLA
+    "sensor.camera.depth",  # H x W x 4 uint8 BGRA: 1000 m x (R + 256 G + 65536 B) / (2^24 - 1), as CARLA
+    "sensor.camera.semantic_segmentation",  # H x W x 4 uint8 BGRA, CARLA 0.9.16 tag in R
+    "roadtest.bev",  # H x W x 4 uint8 BGRA top-down view around the ego, heading up; spec field size: m across
 )
 
 

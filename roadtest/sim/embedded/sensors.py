@@ -8,11 +8,13 @@ from typing import Any, Mapping
 
 from roadtest.errors import UserError
 
-__all__ = ["observe", "gnss_from_xy", "EARTH_RADIUS", "CAMERA_UNAVAILABLE"]
+__all__ = ["observe", "gnss_from_xy", "EARTH_RADIUS", "CAMERA_TYPES", "UNRENDERED"]
 
 EARTH_RADIUS = 6378137.0  # m, WGS84 equatorial (spherical Mercator, geo-origin at lat 0, lon 0 as CARLA towns)
 G = 9.81
-CAMERA_UNAVAILABLE = "camera sensors come with the rendering work; not available yet"
+CAMERA_TYPES = frozenset({"sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation",
+                          "roadtest.bev"})  # rendered by roadtest.sim.embedded.render (imported on first use)
+UNRENDERED = "the built-in simulator renders no lidar or radar"
 
 
 def gnss_from_xy(x: float, y: float, z: float) -> dict[str, float]:
@@ -37,17 +39,32 @@ def _xodr_text(sim) -> str:
     return Path(path).read_text() if path else ""
 
 
+def _cameras(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Camera images; the run's renderer (and the process's GL context) is made on the first camera reading."""
+    cams = getattr(sim, "cameras", None)
+    if cams is None:
+        from roadtest.sim.embedded.render.cameras import Cameras
+
+        cams = sim.cameras = Cameras(sim.network)
+    return cams.observe(sim.state, specs)
+
+
 def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Sensor data {id: (frame, data)} for the current tick of an EmbeddedSimulation."""
     state = sim.state
     ego = state.ego if state is not None else None
     frame = state.frame if state is not None else 0
-    out: dict[str, Any] = {}
+    cams = [s for s in specs if str(s.get("type", "")) in CAMERA_TYPES]
+    out: dict[str, Any] = _cameras(sim, cams) if cams else {}
     for spec in specs:
         kind = str(spec.get("type", ""))
         sid = str(spec.get("id", kind))
+        if kind in CAMERA_TYPES:
+            continue
         if kind.startswith("sensor.camera") or kind.startswith("sensor.lidar") or kind.startswith("sensor.other.radar"):
-            raise UserError(f"sensor {sid!r} ({kind}): {CAMERA_UNAVAILABLE}")
+            raise UserError(f"sensor {sid!r} ({kind}): {UNRENDERED}; supported types: {', '.join(sorted(CAMERA_TYPES))}, "
+                            "sensor.speedometer, sensor.other.imu, sensor.other.gnss, roadtest.pose, roadtest.route, "
+                            "roadtest.objects, sensor.opendrive_map")
         if kind == "roadtest.route":
             out[sid] = (frame, [tuple(p) for p in (sim.meta.get("route") or {}).get("waypoints", [])])
             continue
@@ -68,7 +85,7 @@ def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
         elif kind == "roadtest.objects":
             data = _objects(sim, ego)
         else:
-            raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of sensor.speedometer, "
+            raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of {', '.join(sorted(CAMERA_TYPES))}, sensor.speedometer, "
                             "sensor.other.imu, sensor.other.gnss, roadtest.pose, roadtest.route, roadtest.objects, "
                             "sensor.opendrive_map)")
         out[sid] = (frame, data)

@@ -349,6 +349,11 @@ class EmbeddedSimulation(Simulation):
     def _observe(self, sensor_specs: list[Mapping[str, Any]]) -> dict[str, Any]:
         return observe(self, sensor_specs)
 
+    def _close(self) -> None:
+        cams = self.__dict__.pop("cameras", None)  # the renderer, when a camera was ever read
+        if cams is not None:
+            cams.release()
+
 
 class EmbeddedSimulator(Simulator):
     """The built-in backend: nothing outlives a run, so load() just starts an EmbeddedSimulation."""

@@ -119,7 +119,7 @@ def test_close_is_idempotent_and_closed_runs_refuse_step_and_observe():
         sim.observe([])
 
 
-def test_sensors_give_speed_pose_imu_gnss_route_and_refuse_cameras():
+def test_sensors_give_speed_pose_imu_gnss_route_and_refuse_lidar():
     sim, _ = make(meta={"route": {"waypoints": [[50, -5.25], [60, -5.25]]}})
     sim.step(Control(throttle=1.0))
     obs = sim.observe([{"type": "sensor.speedometer", "id": "speed"}, {"type": "roadtest.pose", "id": "pose"},
@@ -131,8 +131,8 @@ def test_sensors_give_speed_pose_imu_gnss_route_and_refuse_cameras():
     assert obs["imu"][1]["accelerometer"][0] > 1.0 and obs["imu"][1]["compass"] == pytest.approx(1.5707963, abs=1e-6)
     assert obs["gps"][1]["lon"] > 0 and obs["gps"][1]["lat"] < 0  # east of and south of the origin
     assert obs["route"][1] == [(50, -5.25), (60, -5.25)]
-    with pytest.raises(UserError, match="rendering"):
-        sim.observe([{"type": "sensor.camera.rgb", "id": "front"}])
+    with pytest.raises(UserError, match="no lidar or radar; supported types: roadtest.bev, sensor.camera.depth"):
+        sim.observe([{"type": "sensor.lidar.ray_cast", "id": "lidar"}])
     with pytest.raises(UserError, match="unknown sensor type"):
         sim.observe([{"type": "sensor.sonar", "id": "x"}])
 

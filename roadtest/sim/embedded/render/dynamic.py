@@ -125,8 +125,8 @@ def _bicycle(lc: _Local, a: ActorState) -> None:
 
 
 def _static(lc: _Local, a: ActorState) -> None:
-    L, W, H = max(a.length, 0.3), max(a.width, 0.3), max(a.height, 0.3)
-    if H < 1.2 and L < 0.8:  # a cone: stacked boxes narrowing upward, orange with a white band
+    L, W, H = max(a.length, 0.05), max(a.width, 0.05), max(a.height, 0.05)
+    if H < 1.2 and L < 0.8 and H > 1.5 * L:  # a cone: stacked boxes narrowing upward, orange with a white band
         for i, (f, rgb) in enumerate(((1.0, (1.0, 0.35, 0.0)), (0.7, (0.95, 0.95, 0.95)), (0.45, (1.0, 0.35, 0.0)))):
             lc.box(0, 0, H * (i + 0.5) / 3, (L * f, W * f, H / 3), rgb, "static")
     else:
@@ -193,13 +193,13 @@ def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, near: np.nda
                 for side in ((a.width / 2 - 0.3), -(a.width / 2 - 0.3)) if a.kind != "motorcycle" else (0.0,):
                     p = lc.at(a.length / 2 + 0.05, side, 0.65)
                     rank = -1.0 if a.role == "ego" else float(np.linalg.norm(p - near))
-                    lights.append((rank, Light(tuple(p), d, (1.0, 0.95, 0.85), math.cos(math.radians(24)),
-                                               math.cos(math.radians(12)), 60.0)))
+                    lights.append((rank, Light(tuple(p), d, (2.6, 2.45, 2.2), math.cos(math.radians(24)),
+                                               math.cos(math.radians(12)), 80.0)))
     _traffic_lights(mb, scene, state.signals)
     if dark:
         for p in scene.street_lamps:
             lights.append((float(np.linalg.norm(p - near)) + 5.0,
-                           Light(tuple(p - (0, 0, 0.2)), (0.0, 0.0, -1.0), (1.0, 0.85, 0.6), math.cos(math.radians(70)),
+                           Light(tuple(p - (0, 0, 0.2)), (0.0, 0.0, -1.0), (2.2, 1.9, 1.4), math.cos(math.radians(70)),
                                  math.cos(math.radians(35)), 25.0)))
     lights.sort(key=lambda p: p[0])
     return mb.array(), [lt for _, lt in lights[:MAX_LIGHTS]]

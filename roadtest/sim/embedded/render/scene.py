@@ -228,7 +228,8 @@ def _signals(mb: MeshBuilder, net: RoadNetwork, atlas: SignAtlas) -> list[LightH
             mb.quad([bl, br, tr, tl], (1.0, 1.0, 1.0), TAGS["traffic_sign"], MAT_FACE, uv=atlas.uv(sg))
             bx, by = x - nx * 0.01, y - ny * 0.01
             mb.quad([(bx - rx, by - ry, bottom), (bx + rx, by + ry, bottom), (bx + rx, by + ry, bottom + SIGN_SIZE),
-                     (bx - rx, by - ry, bottom + SIGN_SIZE)], (0.5, 0.5, 0.52), TAGS["traffic_sign"], MAT_PLAIN)
+                     (bx - rx, by - ry, bottom + SIGN_SIZE)], (0.5, 0.5, 0.52), TAGS["traffic_sign"], MAT_PLAIN,
+                    uv=atlas.uv(sg)[[1, 0, 3, 2]])  # the face's outline, mirrored as seen from behind
     return heads
 
 

@@ -35,9 +35,9 @@ void main() {
     vec3 base = v_col.rgb;
     int mat = int(v_tm.y + 0.5);
     if (v_uv.x >= 0.0) {
-        vec4 t = texture(u_atlas, v_uv);
+        vec4 t = texture(u_atlas, v_uv, -1.0);  // one mip level sharper: no anisotropic filtering (slow on llvmpipe)
         if (t.a < 0.5) discard;
-        base = t.rgb;
+        if (mat == 4) base = t.rgb;  // a face; other textured quads (a sign's back) take only its outline
     }
     vec3 V = u_cam - v_pos;
     float dist = length(V);
@@ -49,15 +49,15 @@ void main() {
         base *= 0.93 + 0.07 * hash(floor(v_pos.xy * 9.0)) + 0.07 * hash(floor(v_pos.xy * 1.7));
         base *= 1.0 - 0.4 * u_wet;
         spec_k = u_wet;
-        base = mix(base, vec3(0.9, 0.91, 0.93), u_snow * 0.45 * step(0.55, hash(floor(v_pos.xy * 1.3))));
+        base = mix(base, vec3(0.9, 0.91, 0.93), u_snow * (0.25 + 0.2 * hash(floor(v_pos.xy * 4.0))));
     } else if (mat == 2) {
         base *= 1.0 - 0.2 * u_wet;
         spec_k = 0.6 * u_wet;
     } else if (mat == 3) {
         base *= 0.9 + 0.2 * hash(floor(v_pos.xy * 1.5));
-        base = mix(base, vec3(0.93, 0.94, 0.96), 0.9 * u_snow);
+        base = mix(base, vec3(0.93, 0.94, 0.96), min(1.0, 1.6 * u_snow));
     }
-    vec3 light = u_ambient * (0.7 + 0.3 * n.z) + u_sun_rgb * max(dot(n, u_sun_dir), 0.0);
+    vec3 light = u_ambient * (0.85 + 0.15 * n.z) * (mat == 4 ? 1.6 : 1.0) + u_sun_rgb * max(dot(n, u_sun_dir), 0.0);
     vec3 spec = vec3(0.0);
     if (spec_k > 0.0) {
         vec3 H = normalize(u_sun_dir + V);
@@ -68,7 +68,7 @@ void main() {
         float d = length(L);
         L /= max(d, 1e-4);
         float cone = smoothstep(u_lpar[i].x, u_lpar[i].y, dot(-L, u_ldir[i]));
-        float att = cone / (1.0 + pow(d / (0.3 * u_lpar[i].z), 2.0));
+        float att = cone / (1.0 + pow(d / (0.3 * u_lpar[i].z), 2.0)) * clamp(2.0 - 2.0 * d / u_lpar[i].z, 0.0, 1.0);
         light += u_lrgb[i] * att * (0.15 + 0.85 * max(dot(n, L), 0.0));
         if (spec_k > 0.0) spec += u_lrgb[i] * att * pow(max(dot(n, normalize(L + V)), 0.0), 40.0) * 2.0 * spec_k;
     }
