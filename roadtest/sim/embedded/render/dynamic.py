@@ -193,7 +193,7 @@ def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, near: np.nda
                 for side in ((a.width / 2 - 0.3), -(a.width / 2 - 0.3)) if a.kind != "motorcycle" else (0.0,):
                     p = lc.at(a.length / 2 + 0.05, side, 0.65)
                     rank = -1.0 if a.role == "ego" else float(np.linalg.norm(p - near))
-                    lights.append((rank, Light(tuple(p), d, (2.6, 2.45, 2.2), math.cos(math.radians(24)),
+                    lights.append((rank, Light(tuple(p), d, (1.7, 1.6, 1.45), math.cos(math.radians(24)),
                                                math.cos(math.radians(12)), 80.0)))
     _traffic_lights(mb, scene, state.signals)
     if dark:

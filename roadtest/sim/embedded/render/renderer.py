@@ -99,8 +99,8 @@ class Renderer:
     # ---- per tick -----------------------------------------------------------------------------------
     def _prepare(self, state: WorldState, ego: ActorState | None, look: Look) -> None:
         """Actors, lamps, lights and particles of this tick, built once for every camera of the tick."""
-        key = (id(state), state.frame, state.time)
-        if key == self._dyn_key:
+        key = (state, look.dark, look.rain, look.snow)  # the state itself, held: an id() could be reused
+        if self._dyn_key is not None and all(a is b or a == b for a, b in zip(key, self._dyn_key)):
             return
         origin = self.scene.origin
         near = (np.array([ego.x, ego.y, ego.z]) - origin) if ego is not None else np.zeros(3)
@@ -235,8 +235,8 @@ class Renderer:
             self._part_vao = ctx.vertex_array(p, [(self._part_vbo, "3f", "in_pos")])
         self._part_vbo.write(data)
         if len(rain):
-            bright = 0.35 + 0.5 * float(np.mean(look.ambient))
-            p["u_rgba"].value = (bright, bright, bright * 1.05, 0.28)
+            bright = 0.5 + 0.4 * float(np.mean(look.ambient))
+            p["u_rgba"].value = (bright, bright, bright * 1.05, 0.32)
             self._part_vao.render(moderngl.LINES, vertices=len(rain))
         if len(snow):
             p["u_rgba"].value = (0.95, 0.95, 0.97, 0.9)
@@ -264,7 +264,7 @@ def _particles(time: float, near: np.ndarray, look: Look) -> tuple[np.ndarray, n
     rain = np.zeros((0, 3), np.float32)
     snow = np.zeros((0, 3), np.float32)
     if look.rain > 0:
-        n = int(4000 * look.rain)
+        n = int(5000 * look.rain)
         base = np.random.default_rng(7).random((n, 3))
         x = near[0] + (base[:, 0] * _BOX - near[0]) % _BOX - _BOX / 2
         y = near[1] + (base[:, 1] * _BOX - near[1]) % _BOX - _BOX / 2

@@ -63,8 +63,8 @@ def look_of(env: Environment) -> Look:
     wet = max(min(max(float(env.wetness), 0.0), 1.0), min(1.0, 0.4 + rain) if rain else 0.0)
     vis = max(float(env.fog_visual_range), 1.0)
     density = math.log(1.0 / FOG_CONTRAST) / vis
-    fog = np.clip(horizon * 0.6 + ambient * 0.9, 0, 1) if vis < 3000 else horizon
+    fog = np.clip(horizon * 0.55 + ambient * 0.6, 0, 1) if vis < 3000 else horizon
     dark = day < 0.35 or vis < 150.0
-    return Look(sun_dir=_t(sun_dir), sun_rgb=_t(sun_rgb), ambient=_t(ambient), sky_zenith=_t(zenith),
+    return Look(sun_dir=tuple(float(c) for c in sun_dir), sun_rgb=_t(sun_rgb), ambient=_t(ambient), sky_zenith=_t(zenith),
                 sky_horizon=_t(horizon), fog_density=density, fog_rgb=_t(fog), wet=wet, rain=rain, snow=snow,
                 dark=dark)
