@@ -16,7 +16,7 @@ from roadtest.sim.embedded.render.scene import Scene
 
 __all__ = ["Light", "build_dynamic", "MAX_LIGHTS", "BRAKE_DECEL", "INDICATOR_SPEED"]
 
-MAX_LIGHTS = 12
+MAX_LIGHTS = 4  # the shader's array size; each light costs about an eighth of a day frame on llvmpipe
 BRAKE_DECEL = 0.5  # m/s^2: brake lights on when decelerating harder (or standing still)
 INDICATOR_SPEED = 0.25  # m/s of sideways speed across the lane: indicator on that side
 _BLINK_HZ = 1.5  # indicators (flashing 60-120 per minute, UN R48)
@@ -42,19 +42,35 @@ class Light:
     range: float
 
 
+class _Boxes:
+    """Boxes of every actor in their own frames, placed in the scene in one vectorised step."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def add(self, mb: MeshBuilder) -> None:
+        if not self.rows:
+            return
+        r = np.array(self.rows, float)  # px py pz h | x y z | l w h | r g b e | tag mat
+        c, s = np.cos(r[:, 3]), np.sin(r[:, 3])
+        centers = np.column_stack([r[:, 0] + c * r[:, 4] - s * r[:, 5], r[:, 1] + s * r[:, 4] + c * r[:, 5],
+                                   r[:, 2] + r[:, 6]])
+        mb.boxes(centers, r[:, 7:10], r[:, 3], r[:, 10:14], r[:, 14], r[:, 15])
+
+
 class _Local:
     """Adds boxes in an actor's own frame (x forward, y left, z up from its ground point)."""
 
-    def __init__(self, mb: MeshBuilder, a: ActorState, origin: np.ndarray):
-        self.mb, self.h = mb, a.h
+    def __init__(self, boxes: _Boxes, a: ActorState, origin: np.ndarray):
+        self.rows, self.h = boxes.rows, a.h
         self.c, self.s = math.cos(a.h), math.sin(a.h)
-        self.p = np.array([a.x, a.y, a.z]) - origin
+        self.p = (a.x - origin[0], a.y - origin[1], a.z - origin[2])
 
     def at(self, x: float, y: float, z: float) -> np.ndarray:
-        return self.p + (self.c * x - self.s * y, self.s * x + self.c * y, z)
+        return np.array([self.p[0] + self.c * x - self.s * y, self.p[1] + self.s * x + self.c * y, self.p[2] + z])
 
     def box(self, x, y, z, size, rgb, tag: str, mat=MAT_PLAIN, emissive: float = 0.0) -> None:
-        self.mb.box(self.at(x, y, z), size, self.h, (*rgb, emissive), TAGS[tag], mat)
+        self.rows.append((*self.p, self.h, x, y, z, *size, *rgb, emissive, TAGS[tag], mat))
 
 
 def _colour(a: ActorState) -> tuple[float, float, float]:
@@ -134,25 +150,28 @@ def _static(lc: _Local, a: ActorState) -> None:
         lc.box(0, 0, H * 0.75, (L + 0.01, W + 0.01, H * 0.15), (0.95, 0.95, 0.95), "static")
 
 
-def _lamps(a: ActorState, time: float, dark: bool, lane_heading: float | None) -> dict[str, bool]:
+def _lamps(a: ActorState, time: float, headlights: bool, lateral: float) -> dict[str, bool]:
+    """Which lamps are lit; `lateral` is the actor's speed towards its left across the lanes (m/s)."""
     braking = a.kind in _VEHICLES and (a.ax < -BRAKE_DECEL or abs(a.speed) < 0.1)
     left = right = False
-    if lane_heading is not None and a.kind in _VEHICLES:
-        lateral = a.speed * math.sin(math.remainder(a.h - lane_heading, math.tau))
+    if a.kind in _VEHICLES:
         blink = (time * _BLINK_HZ) % 1.0 < 0.5
         left, right = blink and lateral > INDICATOR_SPEED, blink and lateral < -INDICATOR_SPEED
-    return {"brake": braking, "head": dark and a.kind in _VEHICLES, "left": left, "right": right,
+    return {"brake": braking, "head": headlights and a.kind in _VEHICLES, "left": left, "right": right,
             "siren": bool(a.siren), "bar_phase": (time * _BAR_HZ) % 1.0 < 0.5}
 
 
-def _lane_heading(net, a: ActorState) -> float | None:
+def _lateral(net, a: ActorState, time: float, history: dict) -> float:
+    """Speed towards the actor's left across its road (m/s), from its lane t now and at the previous tick."""
     ln = a.lane
-    if net is None or ln is None:
-        return None
-    try:
-        return net.lane_to_world(ln.road, ln.lane, ln.s).h
-    except Exception:  # noqa: BLE001 - an actor on a lane the map cannot evaluate: no indicator
-        return None
+    if ln is None or net is None or ln.road not in net.roads:
+        return 0.0
+    sign = net.roads[ln.road].lane_sign(ln.lane)  # +1: driving with s, where t grows to the left
+    prev = history.get(a.id)
+    history[a.id] = (time, ln.road, ln.t, sign)
+    if prev is None or prev[1] != ln.road or not time > prev[0]:
+        return 0.0
+    return sign * (ln.t - prev[2]) / (time - prev[0])
 
 
 _LAMP_RGB = {"red": (1.0, 0.08, 0.05), "yellow": (1.0, 0.7, 0.0), "green": (0.1, 1.0, 0.45)}
@@ -171,14 +190,19 @@ def _traffic_lights(mb: MeshBuilder, scene: Scene, signals) -> None:
                    (*rgb, 1.0 if lit else 0.0), TAGS["traffic_light"], MAT_LAMP)
 
 
-def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, near: np.ndarray) -> tuple[np.ndarray, list[Light]]:
-    """This tick's triangles and light sources; `near` (scene frame) ranks which lights the shader gets."""
+def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, headlights: bool, near: np.ndarray,
+                  history: dict | None = None) -> tuple[np.ndarray, list[Light]]:
+    """This tick's triangles and light sources (street lights when `dark`, vehicles' when `headlights`); `near`
+    (scene frame) ranks which lights the shader gets: the ego's first, then the nearest;
+    `history` (kept by the caller across ticks) holds each actor's last lane offset, for its indicators."""
     mb = MeshBuilder()
+    boxes = _Boxes()
+    history = {} if history is None else history
     lights: list[tuple[float, Light]] = []
     for a in state.actors:
         if not a.visible:
             continue
-        lc = _Local(mb, a, scene.origin)
+        lc = _Local(boxes, a, scene.origin)
         if a.kind in ("pedestrian", "officer"):
             _person(lc, a)
         elif a.kind == "bicycle":
@@ -186,15 +210,15 @@ def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, near: np.nda
         elif a.kind == "static":
             _static(lc, a)
         else:
-            lamps = _lamps(a, state.time, dark, _lane_heading(net, a))
+            lamps = _lamps(a, state.time, headlights, _lateral(net, a, state.time, history))
             _vehicle(lc, a, lamps)
             if lamps["head"]:
                 d = (math.cos(a.h), math.sin(a.h), -0.08)
-                for side in ((a.width / 2 - 0.3), -(a.width / 2 - 0.3)) if a.kind != "motorcycle" else (0.0,):
-                    p = lc.at(a.length / 2 + 0.05, side, 0.65)
-                    rank = -1.0 if a.role == "ego" else float(np.linalg.norm(p - near))
-                    lights.append((rank, Light(tuple(p), d, (1.7, 1.6, 1.45), math.cos(math.radians(24)),
-                                               math.cos(math.radians(12)), 80.0)))
+                p = lc.at(a.length / 2 + 0.05, 0.0, 0.65)  # the pair of headlamps as one light between them
+                rank = -1.0 if a.role == "ego" else float(np.linalg.norm(p - near))
+                lights.append((rank, Light(tuple(p), d, (2.4, 2.25, 2.0), math.cos(math.radians(40)),
+                                           math.cos(math.radians(8)), 80.0)))
+    boxes.add(mb)
     _traffic_lights(mb, scene, state.signals)
     if dark:
         for p in scene.street_lamps:

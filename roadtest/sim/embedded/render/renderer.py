@@ -17,7 +17,7 @@ from roadtest.sim.embedded.render.dynamic import MAX_LIGHTS, build_dynamic
 from roadtest.sim.embedded.render.formats import encode_depth, tags_to_bgra
 from roadtest.sim.embedded.render.scene import Scene, build_scene
 from roadtest.sim.embedded.render.shaders import (PARTICLE_FS, PARTICLE_VS, SKY_FS, SKY_VS, SURFACE_FS,
-                                                   SURFACE_VS)
+                                                   SURFACE_VS, textured)
 from roadtest.sim.embedded.render.weather import Look, look_of
 
 __all__ = ["Renderer", "gl_context", "GL_PACKAGES"]
@@ -25,6 +25,8 @@ __all__ = ["Renderer", "gl_context", "GL_PACKAGES"]
 GL_PACKAGES = "libegl1 libgl1 libegl-mesa0 libgl1-mesa-dri"
 _ATTRS = ("in_pos", "in_nrm", "in_col", "in_uv", "in_tm")
 _FORMAT = "3f 3f 4f 2f 2f"
+_PLAIN_ATTRS = ("in_pos", "in_nrm", "in_col", "in_tm")  # the untextured shader has no uv input
+_PLAIN_FORMAT = "3f 3f 4f 8x 2f"
 _RAIN_FALL, _SNOW_FALL = 8.0, 1.2  # m/s
 _BOX = 50.0  # m: particles fill a box this wide around the ego, 12 m high
 _CTX: Any = None
@@ -78,10 +80,16 @@ class Renderer:
         self.scene: Scene = build_scene(network)
         ctx = self.ctx
         self.prog = ctx.program(vertex_shader=SURFACE_VS, fragment_shader=SURFACE_FS)
+        self.prog_tex = ctx.program(vertex_shader=SURFACE_VS, fragment_shader=textured(SURFACE_FS))
         self.sky = ctx.program(vertex_shader=SKY_VS, fragment_shader=SKY_FS)
         self.part = ctx.program(vertex_shader=PARTICLE_VS, fragment_shader=PARTICLE_FS)
-        self.static_vbo = ctx.buffer(self.scene.vertices.tobytes())
-        self.static_vao = ctx.vertex_array(self.prog, [(self.static_vbo, _FORMAT, *_ATTRS)])
+        v = self.scene.vertices
+        tex = v[:, 10] >= 0.0  # sign faces and backs: the only triangles that sample the atlas
+        self.static_vbo = ctx.buffer(np.ascontiguousarray(v[~tex]).tobytes())
+        self.static_vao = ctx.vertex_array(self.prog, [(self.static_vbo, _PLAIN_FORMAT, *_PLAIN_ATTRS)])
+        self.tex_vbo = ctx.buffer(np.ascontiguousarray(v[tex]).tobytes() if tex.any() else b"\0" * 56)
+        self.tex_vao = ctx.vertex_array(self.prog_tex, [(self.tex_vbo, _FORMAT, *_ATTRS)])
+        self._tex_n = int(tex.sum())
         self.sky_vao = ctx.vertex_array(self.sky, [])
         atlas = self.scene.atlas
         self.tex = ctx.texture(atlas.size, 4, np.ascontiguousarray(atlas.image).tobytes())
@@ -94,22 +102,24 @@ class Renderer:
         self._dyn_n = 0
         self._part_vbo = self._part_vao = None
         self._lights: list = []
+        self._history: dict = {}  # actor id -> its last lane offset (indicators)
         self._particles: tuple[np.ndarray, np.ndarray] = (np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32))
 
     # ---- per tick -----------------------------------------------------------------------------------
     def _prepare(self, state: WorldState, ego: ActorState | None, look: Look) -> None:
         """Actors, lamps, lights and particles of this tick, built once for every camera of the tick."""
-        key = (state, look.dark, look.rain, look.snow)  # the state itself, held: an id() could be reused
+        key = (state, look.dark, look.headlights, look.rain, look.snow)  # the state itself, held: an id() could be reused
         if self._dyn_key is not None and all(a is b or a == b for a, b in zip(key, self._dyn_key)):
             return
         origin = self.scene.origin
         near = (np.array([ego.x, ego.y, ego.z]) - origin) if ego is not None else np.zeros(3)
-        verts, self._lights = build_dynamic(self.scene, state, self.network, look.dark, near)
+        verts, self._lights = build_dynamic(self.scene, state, self.network, look.dark, look.headlights, near,
+                                            self._history)
         self._dyn_n = len(verts)
         data = verts.tobytes() if len(verts) else b"\0" * 56
         if self._dyn_vbo is None or self._dyn_vbo.size < len(data):
             self._dyn_vbo = self.ctx.buffer(reserve=max(len(data) * 2, 1 << 16))
-            self._dyn_vao = self.ctx.vertex_array(self.prog, [(self._dyn_vbo, _FORMAT, *_ATTRS)])
+            self._dyn_vao = self.ctx.vertex_array(self.prog, [(self._dyn_vbo, _PLAIN_FORMAT, *_PLAIN_ATTRS)])
         self._dyn_vbo.write(data)
         self._particles = _particles(state.time, near, look)
         self._dyn_key = key
@@ -147,11 +157,14 @@ class Renderer:
         ctx.disable(ctx.BLEND)
         target.all.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
         cam_pos = pose.pos - self.scene.origin
-        self._surface_uniforms(vp, cam_pos, pose.fwd, look, bev)
+        for prog in (self.prog, self.prog_tex):
+            self._surface_uniforms(prog, vp, cam_pos, pose.fwd, look, bev)
         self.tex.use(0)
-        self.static_vao.render()
         if self._dyn_n:
-            self._dyn_vao.render(vertices=self._dyn_n)
+            self._dyn_vao.render(vertices=self._dyn_n)  # near things first: early depth tests spare the rest
+        if self._tex_n:
+            self.tex_vao.render(vertices=self._tex_n)
+        self.static_vao.render()
         if not bev:
             self._sky(proj, view, look)
             self._draw_particles(target, vp, cam_pos, look, cam)
@@ -173,8 +186,7 @@ class Renderer:
                 out["semantic"] = tags_to_bgra(t)
         return out
 
-    def _surface_uniforms(self, vp, cam_pos, fwd, look: Look, bev: bool) -> None:
-        p = self.prog
+    def _surface_uniforms(self, p, vp, cam_pos, fwd, look: Look, bev: bool) -> None:
         p["u_vp"].write(vp.T.tobytes())
         p["u_cam"].value = tuple(float(c) for c in cam_pos)
         p["u_fwd"].value = tuple(float(c) for c in fwd)
@@ -245,8 +257,9 @@ class Renderer:
 
     def release(self) -> None:
         """Free this renderer's GL objects (the context stays for the process's next run)."""
-        for obj in (self.static_vao, self.static_vbo, self.sky_vao, self.tex, self._dyn_vao, self._dyn_vbo,
-                    self._part_vao, self._part_vbo, self.prog, self.sky, self.part):
+        for obj in (self.static_vao, self.static_vbo, self.tex_vao, self.tex_vbo, self.sky_vao, self.tex,
+                    self._dyn_vao, self._dyn_vbo, self._part_vao, self._part_vbo, self.prog, self.prog_tex, self.sky,
+                    self.part):
             if obj is not None:
                 obj.release()
         for t in self._targets.values():

@@ -3,7 +3,7 @@ writing BGRA colour, planar depth and the CARLA tag; a sky pass; a particle pass
 
 from __future__ import annotations
 
-__all__ = ["SURFACE_VS", "SURFACE_FS", "SKY_VS", "SKY_FS", "PARTICLE_VS", "PARTICLE_FS"]
+__all__ = ["SURFACE_VS", "SURFACE_FS", "textured", "SKY_VS", "SKY_FS", "PARTICLE_VS", "PARTICLE_FS"]
 
 SURFACE_VS = """
 #version 330
@@ -18,7 +18,7 @@ void main() {
 
 SURFACE_FS = """
 #version 330
-#define MAX_LIGHTS 12
+#define MAX_LIGHTS 4
 uniform sampler2D u_atlas;
 uniform vec3 u_cam; uniform vec3 u_fwd;
 uniform vec3 u_sun_dir; uniform vec3 u_sun_rgb; uniform vec3 u_ambient; uniform vec3 u_fog_rgb;
@@ -34,11 +34,11 @@ float hash(vec2 p) { return fract(sin(dot(p, vec2(12.9898, 78.233))) * 43758.545
 void main() {
     vec3 base = v_col.rgb;
     int mat = int(v_tm.y + 0.5);
-    if (v_uv.x >= 0.0) {
-        vec4 t = texture(u_atlas, v_uv, -1.0);  // one mip level sharper: no anisotropic filtering (slow on llvmpipe)
-        if (t.a < 0.5) discard;
-        if (mat == 4) base = t.rgb;  // a face; other textured quads (a sign's back) take only its outline
-    }
+#ifdef TEXTURED
+    vec4 t = texture(u_atlas, v_uv, -1.0);  // one mip level sharper: no anisotropic filtering (slow on llvmpipe)
+    if (t.a < 0.5) discard;
+    if (mat == 4) base = t.rgb;  // a face; other textured quads (a sign's back) take only its outline
+#endif
     vec3 V = u_cam - v_pos;
     float dist = length(V);
     V /= max(dist, 1e-4);
@@ -63,12 +63,17 @@ void main() {
         vec3 H = normalize(u_sun_dir + V);
         spec += u_sun_rgb * pow(max(dot(n, H), 0.0), 60.0) * 1.2 * spec_k;
     }
-    for (int i = 0; i < u_nl; i++) {
+    for (int i = 0; i < MAX_LIGHTS; i++) {
+        if (i >= u_nl) break;
         vec3 L = u_lpos[i] - v_pos;
         float d = length(L);
+        if (d > u_lpar[i].z) continue;
         L /= max(d, 1e-4);
-        float cone = smoothstep(u_lpar[i].x, u_lpar[i].y, dot(-L, u_ldir[i]));
-        float att = cone / (1.0 + pow(d / (0.3 * u_lpar[i].z), 2.0)) * clamp(2.0 - 2.0 * d / u_lpar[i].z, 0.0, 1.0);
+        float cd = dot(-L, u_ldir[i]);
+        if (cd < u_lpar[i].x) continue;
+        float cone = smoothstep(u_lpar[i].x, u_lpar[i].y, cd);
+        float q = d / (0.3 * u_lpar[i].z);
+        float att = cone / (1.0 + q * q) * clamp(2.0 - 2.0 * d / u_lpar[i].z, 0.0, 1.0);
         light += u_lrgb[i] * att * (0.15 + 0.85 * max(dot(n, L), 0.0));
         if (spec_k > 0.0) spec += u_lrgb[i] * att * pow(max(dot(n, normalize(L + V)), 0.0), 40.0) * 2.0 * spec_k;
     }
@@ -135,3 +140,8 @@ void main() {
     o_col = vec4(c.bgr, u_rgba.a);
 }
 """
+
+
+def textured(source: str) -> str:
+    """The surface shader for textured triangles (sign faces): the same code with TEXTURED defined."""
+    return source.replace("#version 330\n", "#version 330\n#define TEXTURED\n", 1)

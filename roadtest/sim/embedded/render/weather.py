@@ -32,7 +32,8 @@ class Look:
     wet: float  # 0..1: darker road with highlights
     rain: float  # 0..1 streak density
     snow: float  # 0..1 flakes and whitened ground
-    dark: bool  # headlights and street lights on
+    dark: bool  # night: street lights on
+    headlights: bool  # vehicles' headlights on (night or fog)
 
 
 def _t(v) -> tuple[float, float, float]:
@@ -64,7 +65,7 @@ def look_of(env: Environment) -> Look:
     vis = max(float(env.fog_visual_range), 1.0)
     density = math.log(1.0 / FOG_CONTRAST) / vis
     fog = np.clip(horizon * 0.55 + ambient * 0.6, 0, 1) if vis < 3000 else horizon
-    dark = day < 0.35 or vis < 150.0
+    dark = day < 0.35
     return Look(sun_dir=tuple(float(c) for c in sun_dir), sun_rgb=_t(sun_rgb), ambient=_t(ambient), sky_zenith=_t(zenith),
                 sky_horizon=_t(horizon), fog_density=density, fog_rgb=_t(fog), wet=wet, rain=rain, snow=snow,
-                dark=dark)
+                dark=dark, headlights=dark or vis < 150.0)
