@@ -86,13 +86,17 @@ def run(
     backend: str = typer.Option("embedded", "--backend", help="embedded or carla."),
     camera: Optional[list[str]] = typer.Option(None, "--camera", help="Attach cameras beside the agent's sensors: front, uniad (six 1600x900), bev, or a JSON/YAML file of sensor specs. Repeatable."),
     save_sensors: bool = typer.Option(False, "--save-sensors", help="Save every rendered frame as PNG under OUT/runs/<run id>/sensors/<sensor id>/."),
+    executor: str = typer.Option("local", "--executor", help="local (worker processes on this machine) or ray (a Ray cluster)."),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray); default: start a local Ray with --workers CPUs."),
+    retries: Optional[int] = typer.Option(None, "--retries", help="With --executor ray: attempts after a lost worker before the run counts as an infrastructure failure (default 2)."),
 ) -> None:
     """Run scenarios closed-loop and score them."""
     from roadtest.runner.cli import run_command
 
     _done(run_command(target=target, agent=agent, seeds=seeds, seed=seed, tick=tick, workers=workers,
                       out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend,
-                      cameras=camera, save_sensors=save_sensors))
+                      executor=executor, address=address, retries=retries, cameras=camera,
+                      save_sensors=save_sensors))
 
 
 @rules_app.command("list")
