@@ -89,3 +89,18 @@ def test_a_leaderboard_agent_reads_the_center_camera_as_carla_gives_it(bundle, t
 
     png = cv2.imread(str(saved / "Center" / "000000.png"), cv2.IMREAD_UNCHANGED)
     assert np.array_equal(png, raw)
+
+
+def test_a_run_without_cameras_never_loads_the_renderer(bundle):
+    """The expert reads speed, pose, route and objects only: neither moderngl nor the renderer is imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from roadtest.bundle import load_bundle; from roadtest.runner.episode import run_episode; "
+            "from roadtest.sim.api import SimSettings; "
+            f"run_episode(load_bundle({str(bundle.root)!r}), 0, "
+            "'expert', SimSettings(max_time=0.3)); "
+            "print(sorted(m for m in sys.modules if m == 'moderngl' or m.startswith('roadtest.sim.embedded.render')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -113,3 +113,23 @@ def test_segmentation_tags_road_sign_vehicle_and_sky(renderer):
     assert tag_at([rs.SIGN_S, rs.SIGN_T, rs.SIGN_CENTRE_Z]) == 8  # TrafficSigns
     assert tag_at([55.0, rs.LANE_T, 0.8]) == 14  # Car
     assert int(out["tags"][0, W // 2]) == 11  # Sky
+
+
+def test_the_uniad_rig_renders_six_1600x900_views_each_looking_its_way(renderer):
+    from roadtest.sim.embedded.render.cameras import Cameras
+    from roadtest.sim.embedded.render.rigs import UNIAD_RIG
+
+    behind = ActorState(id="behind", role="scenario", kind="car", x=40.0, y=rs.LANE_T, z=0.0, h=0.0, speed=5.0)
+    ahead = ActorState(id="ahead", role="scenario", kind="truck", x=75.0, y=rs.LANE_T, z=0.0, h=0.0, speed=5.0,
+                       length=8.0, width=2.5, height=3.2)
+    st = rs.state([rs.ego(55.0), behind, ahead])
+    cams = Cameras.__new__(Cameras)  # the module's renderer, not a second scene build
+    cams.renderer, cams._last, cams._specs = renderer, {}, {}
+    seg = [dict(s, type="sensor.camera.semantic_segmentation") for s in UNIAD_RIG]
+    out = cams.observe(st, seg)
+    assert sorted(out) == sorted(s["id"] for s in UNIAD_RIG)
+    tags = {k: v[1][..., 2] for k, v in out.items()}
+    assert all(t.shape == (900, 1600) for t in tags.values())
+    assert (tags["CAM_FRONT"] == 15).sum() > 1000 and (tags["CAM_FRONT"] == 14).sum() < 50  # truck ahead
+    assert (tags["CAM_BACK"] == 14).sum() > 1000 and (tags["CAM_BACK"] == 15).sum() == 0  # car behind
+    assert (tags["CAM_FRONT_RIGHT"] == 2).sum() > (tags["CAM_FRONT_LEFT"] == 2).sum()  # the sidewalk is on the right
