@@ -96,6 +96,12 @@ class Renderer:
         self.tex.build_mipmaps()
         self.tex.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
         self.tex.repeat_x = self.tex.repeat_y = False
+        sh = self.scene.shelter
+        grid = sh if sh is not None else np.full((1, 1), -1e4, np.float32)
+        self.shelter = ctx.texture((grid.shape[1], grid.shape[0]), 1, np.ascontiguousarray(grid).tobytes(), dtype="f4")
+        self.shelter.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        self.shelter.repeat_x = self.shelter.repeat_y = False
+        self._shelter_size = (grid.shape[1] * self.scene.shelter_cell, grid.shape[0] * self.scene.shelter_cell)
         self._targets: dict[tuple[int, int], _Target] = {}
         self._dyn_key: Any = None
         self._dyn_vbo = self._dyn_vao = None
@@ -143,7 +149,7 @@ class Renderer:
             up = np.array([math.cos(eh), math.sin(eh), 0.0])
             pose = Pose3(pos=np.array([ex, ey, ez + 100.0]), fwd=np.array([0.0, 0.0, -1.0]),
                          right=np.array([math.sin(eh), -math.cos(eh), 0.0]), up=up)
-            proj = orthographic(cam.size, cam.size * cam.height / cam.width, 1.0, 300.0)
+            proj = orthographic(cam.size, cam.size * cam.height / cam.width, 100.0 - 5.0, 300.0)  # cut at 5 m: no roofs
         else:
             pose = camera_pose(cam, ex, ey, ez, eh)
             proj = perspective(cam, NEAR, FAR)
@@ -160,6 +166,7 @@ class Renderer:
         for prog in (self.prog, self.prog_tex):
             self._surface_uniforms(prog, vp, cam_pos, pose.fwd, look, bev)
         self.tex.use(0)
+        self.shelter.use(1)
         if self._dyn_n:
             self._dyn_vao.render(vertices=self._dyn_n)  # near things first: early depth tests spare the rest
         if self._tex_n:
@@ -207,6 +214,10 @@ class Renderer:
             p["u_lpar"].value = [(lt.cos_outer, lt.cos_inner, lt.range) for lt in lights] + pad
         if "u_atlas" in p:
             p["u_atlas"].value = 0
+        p["u_shelter"].value = 1
+        p["u_has_shelter"].value = int(self.scene.shelter is not None)
+        p["u_sh_lo"].value = self.scene.shelter_lo
+        p["u_sh_size"].value = self._shelter_size
 
     def _sky(self, proj, view, look: Look) -> None:
         rot = view.copy()
@@ -257,7 +268,7 @@ class Renderer:
 
     def release(self) -> None:
         """Free this renderer's GL objects (the context stays for the process's next run)."""
-        for obj in (self.static_vao, self.static_vbo, self.tex_vao, self.tex_vbo, self.sky_vao, self.tex,
+        for obj in (self.static_vao, self.static_vbo, self.tex_vao, self.tex_vbo, self.sky_vao, self.tex, self.shelter,
                     self._dyn_vao, self._dyn_vbo, self._part_vao, self._part_vbo, self.prog, self.prog_tex, self.sky,
                     self.part):
             if obj is not None:

@@ -1,5 +1,6 @@
 """The static scene of an OpenDRIVE map as triangles: lane surfaces by type, kerbs, lane marks, crosswalks,
-stop lines, signs on poles, traffic-light poles, street lights, objects, ground and buildings/trees beside roads.
+stop lines, signs on poles, traffic-light poles, street lights, objects, tunnels and bridges, ground and
+buildings/trees beside roads; and the shelter map: where a tunnel's ceiling keeps the sun off.
 
 Traffic-light heads and their lamps change per tick and are built by dynamic.py from the `lights` list here.
 """
@@ -29,6 +30,8 @@ SIGN_SIZE = 0.8  # m
 LIGHT_HEIGHT = 4.5  # m, bottom of a traffic-light head
 STREET_LIGHT_EVERY = 40.0  # m along a road
 STREET_LIGHT_HEIGHT = 7.0  # m
+TUNNEL_HEIGHT = 5.5  # m, ceiling above the road
+SHELTER_CELL = 0.5  # m per shelter-map cell (coarser on big maps: at most 2048 cells a side)
 TRAFFIC_LIGHT_TYPES = frozenset({"1000001", "1000002", "1000007", "1000008", "1000009", "1000010", "1000011",
                                  "1000012", "1000013"})  # OpenDRIVE's signal catalogue: traffic lights
 
@@ -72,6 +75,10 @@ class Scene:
     street_lamps: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # world xyz minus origin
     ground_z: float = 0.0
     extent: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # xmin, ymin, xmax, ymax (world)
+    # ceiling height (scene frame z) per cell where a tunnel covers the ground, -1e4 elsewhere; None: no tunnel
+    shelter: np.ndarray | None = None
+    shelter_lo: tuple[float, float] = (0.0, 0.0)  # scene-frame xy of cell (0, 0)'s corner
+    shelter_cell: float = SHELTER_CELL
 
 
 def _samples(road, si: int) -> np.ndarray:
@@ -233,6 +240,66 @@ def _signals(mb: MeshBuilder, net: RoadNetwork, atlas: SignAtlas) -> list[LightH
     return heads
 
 
+def _edges(road, si: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """t of the road's outermost lane edges on the right and on the left at s."""
+    b = road.bounds(si, s)
+    return np.min([v[1] for v in b.values()], axis=0), np.max([v[1] for v in b.values()], axis=0)
+
+
+def _covered(road, s0: float, s1: float, step: float = 2.0):
+    """(s, right edge t, left edge t) along [s0, s1] of a road, section by section."""
+    for si, sec in enumerate(road.sections):
+        a, b = max(s0, sec.s), min(s1, sec.s_end)
+        if b - a > 1e-6:
+            s = np.linspace(a, b, max(2, int(math.ceil((b - a) / step)) + 1))
+            yield (s, *_edges(road, si, s))
+
+
+def _tunnels_bridges(mb: MeshBuilder, net: RoadNetwork) -> list[np.ndarray]:
+    """Tunnel walls, ceiling and lamps; bridge railings. Returns the tunnels' footprints with their ceiling z
+    (N x 3 polygons in world metres), for the shelter map."""
+    footprints = []
+    wall, rail = (0.55, 0.54, 0.5), (0.75, 0.76, 0.78)
+    for road in net.roads.values():
+        for s0, length in road.tunnels:
+            for s, lo, hi in _covered(road, s0, s0 + length):
+                a, b = _xyz(road, s, lo - 0.02), _xyz(road, s, hi + 0.02)
+                up = np.array([0.0, 0.0, TUNNEL_HEIGHT])
+                mb.strip(a, a + up, (*wall, -1.0), TAGS["wall"], MAT_PLAIN, normal=(0.0, 0.0, 1.0))
+                mb.strip(b + up, b, (*wall, -1.0), TAGS["wall"], MAT_PLAIN, normal=(0.0, 0.0, 1.0))
+                mb.strip(a + up, b + up, (*wall, -1.0), TAGS["wall"], MAT_PLAIN, normal=(0.0, 0.0, -1.0))
+                mid = _xyz(road, s, 0.5 * (lo + hi), TUNNEL_HEIGHT - 0.05)
+                for k in range(0, len(s) - 1, 5):  # a lamp strip every 10 m
+                    mb.box(mid[k], (1.2, 0.25, 0.08), float(road.world(s[k], 0)[2][0]), (1.0, 0.95, 0.8, 1.0),
+                           TAGS["wall"], MAT_LAMP)
+                poly = np.concatenate([a, b[::-1]])
+                poly[:, 2] = float(np.min(a[:, 2])) + TUNNEL_HEIGHT
+                footprints.append(poly)
+        for s0, length in road.bridges:
+            for s, lo, hi in _covered(road, s0, s0 + length):
+                for t in (lo - 0.2, hi + 0.2):
+                    p = _xyz(road, s, t)
+                    mb.strip(p, p + (0.0, 0.0, 1.0), rail, TAGS["guard_rail"], MAT_PLAIN, normal=(0.0, 0.0, 1.0))
+    return footprints
+
+
+def _shelter(footprints: list[np.ndarray], origin: np.ndarray):
+    """The shelter map: ceiling z (scene frame) per cell under a tunnel, -1e4 elsewhere."""
+    import cv2
+
+    if not footprints:
+        return None, (0.0, 0.0), SHELTER_CELL
+    pts = np.concatenate(footprints)[:, :2] - origin[:2]
+    lo, hi = pts.min(0) - 2.0, pts.max(0) + 2.0
+    cell = max(SHELTER_CELL, float(np.max(hi - lo)) / 2048)
+    w, h = (int(math.ceil(v)) for v in (hi - lo) / cell)
+    grid = np.full((h, w), -1e4, np.float32)
+    for poly in footprints:
+        px = np.round((poly[:, :2] - origin[:2] - lo) / cell * 16).astype(np.int32)  # 4 fractional bits
+        cv2.fillPoly(grid, [px], float(poly[0, 2] - origin[2]), lineType=cv2.LINE_8, shift=4)
+    return grid, (float(lo[0]), float(lo[1])), cell
+
+
 def _roadside(mb: MeshBuilder, net: RoadNetwork) -> np.ndarray:
     """Street lights along the right edge of every road and buildings / trees beyond both edges.
 
@@ -251,6 +318,8 @@ def _roadside(mb: MeshBuilder, net: RoadNetwork) -> np.ndarray:
             t_lo = np.min([v[1] for v in b.values()], axis=0)
             t_hi = np.max([v[1] for v in b.values()], axis=0)
             for k in range(0, len(s), int(STREET_LIGHT_EVERY)):
+                if any(s0 - 5.0 <= s[k] <= s0 + length + 5.0 for s0, length in road.tunnels):
+                    continue
                 p = _xyz(road, s[k:k + 1], t_lo[k:k + 1] - 0.6)[0]
                 if net.locate(p[0], p[1]) is None or not net.locate(p[0], p[1]).on_road:
                     lamps.append(p + (0, 0, STREET_LIGHT_HEIGHT))
@@ -304,6 +373,7 @@ def build_scene(net: RoadNetwork) -> Scene:
     atlas = SignAtlas(signals)
     heads = _signals(mb, net, atlas)
     lamps = _roadside(mb, net)
+    footprints = _tunnels_bridges(mb, net)
     v = mb.array()
     lo, hi = v[:, :2].min(0), v[:, :2].max(0)
     zmin = float(v[:, 2].min()) if len(v) else 0.0
@@ -314,6 +384,8 @@ def build_scene(net: RoadNetwork) -> Scene:
     g.quad([(x0, y0, gz), (x1, y0, gz), (x1, y1, gz), (x0, y1, gz)], _GRASS, TAGS["terrain"], MAT_TERRAIN)
     v = np.concatenate([v, g.array()])  # last: early depth tests skip the ground under roads and boxes
     v[:, 0:3] -= origin.astype(np.float32)
-    return Scene(vertices=v, atlas=atlas, origin=origin, lights=heads,
+    shelter, shelter_lo, cell = _shelter(footprints, origin)
+    return Scene(vertices=v, atlas=atlas, origin=origin, lights=heads, shelter=shelter, shelter_lo=shelter_lo,
+                 shelter_cell=cell,
                  street_lamps=lamps - origin if len(lamps) else lamps, ground_z=gz,
                  extent=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))

@@ -20,6 +20,7 @@ SURFACE_FS = """
 #version 330
 #define MAX_LIGHTS 4
 uniform sampler2D u_atlas;
+uniform sampler2D u_shelter; uniform int u_has_shelter; uniform vec2 u_sh_lo; uniform vec2 u_sh_size;
 uniform vec3 u_cam; uniform vec3 u_fwd;
 uniform vec3 u_sun_dir; uniform vec3 u_sun_rgb; uniform vec3 u_ambient; uniform vec3 u_fog_rgb;
 uniform float u_fog; uniform float u_wet; uniform float u_snow;
@@ -57,9 +58,16 @@ void main() {
         base *= 0.9 + 0.2 * hash(floor(v_pos.xy * 1.5));
         base = mix(base, vec3(0.93, 0.94, 0.96), min(1.0, 1.6 * u_snow));
     }
-    vec3 light = u_ambient * (0.85 + 0.15 * n.z) * (mat == 4 ? 1.6 : 1.0) + u_sun_rgb * max(dot(n, u_sun_dir), 0.0);
+    float shelter = v_col.a < 0.0 ? 1.0 : 0.0;  // under a tunnel's ceiling: no sun, little sky, its own lamps
+    if (u_has_shelter == 1) {
+        vec2 q = (v_pos.xy - u_sh_lo) / u_sh_size;
+        if (q.x >= 0.0 && q.y >= 0.0 && q.x < 1.0 && q.y < 1.0 && v_pos.z < texture(u_shelter, q).r - 0.05)
+            shelter = 1.0;
+    }
+    vec3 light = u_ambient * (0.85 + 0.15 * n.z) * (mat == 4 ? 1.6 : 1.0) * (1.0 - 0.85 * shelter)
+               + u_sun_rgb * max(dot(n, u_sun_dir), 0.0) * (1.0 - shelter) + shelter * vec3(0.4, 0.37, 0.3);
     vec3 spec = vec3(0.0);
-    if (spec_k > 0.0) {
+    if (spec_k > 0.0 && shelter < 0.5) {
         vec3 H = normalize(u_sun_dir + V);
         spec += u_sun_rgb * pow(max(dot(n, H), 0.0), 60.0) * 1.2 * spec_k;
     }
@@ -78,7 +86,7 @@ void main() {
         if (spec_k > 0.0) spec += u_lrgb[i] * att * pow(max(dot(n, normalize(L + V)), 0.0), 40.0) * 2.0 * spec_k;
     }
     vec3 col = base * light + spec;
-    col = mix(col, base * 1.1, v_col.a);
+    col = mix(col, base * 1.1, max(v_col.a, 0.0));
     col = mix(u_fog_rgb, col, exp(-u_fog * dist));
     o_col = vec4(clamp(col.bgr, 0.0, 1.0), 1.0);
     o_depth = dot(v_pos - u_cam, u_fwd);

@@ -133,3 +133,27 @@ def test_the_uniad_rig_renders_six_1600x900_views_each_looking_its_way(renderer)
     assert (tags["CAM_FRONT"] == 15).sum() > 1000 and (tags["CAM_FRONT"] == 14).sum() < 50  # truck ahead
     assert (tags["CAM_BACK"] == 14).sum() > 1000 and (tags["CAM_BACK"] == 15).sum() == 0  # car behind
     assert (tags["CAM_FRONT_RIGHT"] == 2).sum() > (tags["CAM_FRONT_LEFT"] == 2).sum()  # the sidewalk is on the right
+
+
+def test_inside_a_tunnel_the_ceiling_keeps_the_sun_off():
+    from roadtest.sim.embedded.render.renderer import Renderer
+    from roadtest.sim.road.network import RoadNetwork
+
+    xodr = rs.XODR.replace(b"<signals>", b'<objects><tunnel s="150" length="100" id="t1" name="tunnel" '
+                                         b'type="standard"/></objects><signals>')
+    r = Renderer(RoadNetwork.from_bytes(xodr, "render-tunnel.xodr"))
+    c = cam(x=2.5, z=1.6)
+    ground = rs.LANE_T
+
+    def road_and_tags(x):
+        st = rs.state([rs.ego(x)])
+        out = r.render(c, st, st.ego, ("rgb", "tags"))
+        u, v, _ = project(c, camera_pose(c, x, ground, 0.0, 0.0), np.array([[x + 8.5, ground, 0.0]]))[0]
+        return out["rgb"][int(v) - 2:int(v) + 2, int(u) - 2:int(u) + 2, :3].mean(), out["tags"]
+
+    outside, _ = road_and_tags(60.0)
+    inside, tags = road_and_tags(180.0)
+    r.release()
+    assert inside < 0.6 * outside, (inside, outside)
+    assert (tags[:, :W // 4] == 4).mean() > 0.3 and (tags[:, -W // 4:] == 4).mean() > 0.3  # walls on both sides
+    assert (tags[0] == 4).all()  # the ceiling above
