@@ -22,12 +22,13 @@ class Cameras:
     """The renderer of a run (made on the first camera reading, so a run without cameras creates no GL context)
     and each camera's last image, which stands until its sensor_tick has passed."""
 
-    def __init__(self, network):
+    def __init__(self, network, renderer=None):
+        """`renderer`: an existing Renderer of the same network (tests share one); else one is made."""
         if network is None:
             raise UserError("camera sensors need the scenario's road network (the scenario names no OpenDRIVE file)")
         from roadtest.sim.embedded.render.renderer import Renderer
 
-        self.renderer = Renderer(network)
+        self.renderer = renderer or Renderer(network)
         self._last: dict[str, tuple[float, int, np.ndarray]] = {}
         self._specs: dict[str, CameraSpec] = {}
 

@@ -123,8 +123,7 @@ def test_the_uniad_rig_renders_six_1600x900_views_each_looking_its_way(renderer)
     ahead = ActorState(id="ahead", role="scenario", kind="truck", x=75.0, y=rs.LANE_T, z=0.0, h=0.0, speed=5.0,
                        length=8.0, width=2.5, height=3.2)
     st = rs.state([rs.ego(55.0), behind, ahead])
-    cams = Cameras.__new__(Cameras)  # the module's renderer, not a second scene build
-    cams.renderer, cams._last, cams._specs = renderer, {}, {}
+    cams = Cameras(renderer.network, renderer)
     seg = [dict(s, type="sensor.camera.semantic_segmentation") for s in UNIAD_RIG]
     out = cams.observe(st, seg)
     assert sorted(out) == sorted(s["id"] for s in UNIAD_RIG)
@@ -157,3 +156,18 @@ def test_inside_a_tunnel_the_ceiling_keeps_the_sun_off():
     assert inside < 0.6 * outside, (inside, outside)
     assert (tags[:, :W // 4] == 4).mean() > 0.3 and (tags[:, -W // 4:] == 4).mean() > 0.3  # walls on both sides
     assert (tags[0] == 4).all()  # the ceiling above
+
+
+def test_sensor_tick_renders_every_so_often_and_repeats_the_last_frame_between(renderer):
+    from roadtest.sim.embedded.render.cameras import Cameras
+
+    cams = Cameras(renderer.network, renderer)
+    spec = {"type": "sensor.camera.rgb", "id": "slow", "x": 2.5, "z": 1.6, "width": 64, "height": 48,
+            "sensor_tick": 0.1}
+    fast = dict(spec, id="fast", sensor_tick=0.0)
+    frames = []
+    for k in range(5):  # ticks of 0.05 s
+        st = rs.state([rs.ego(40.0 + k)], time=0.05 * k, frame=k)
+        out = cams.observe(st, [spec, fast])
+        frames.append((out["slow"][0], out["fast"][0]))
+    assert frames == [(0, 0), (0, 1), (2, 2), (2, 3), (4, 4)]
