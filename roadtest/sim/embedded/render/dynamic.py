@@ -212,7 +212,7 @@ def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, headlights: 
         else:
             lamps = _lamps(a, state.time, headlights, _lateral(net, a, state.time, history))
             _vehicle(lc, a, lamps)
-            if lamps["head"]:
+            if lamps["head"] and (dark or a.role == "ego"):  # by day (fog) others' lamps glow but light nothing
                 d = (math.cos(a.h), math.sin(a.h), -0.08)
                 p = lc.at(a.length / 2 + 0.05, 0.0, 0.65)  # the pair of headlamps as one light between them
                 rank = -1.0 if a.role == "ego" else float(np.linalg.norm(p - near))
