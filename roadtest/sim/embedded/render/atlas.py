@@ -63,23 +63,33 @@ class SignAtlas:
         inner = TILE - 2 * _PAD
         import cv2
 
+        self._rect: dict[tuple, tuple[int, int, int, int]] = {}  # key -> (x0, y0, w, h) px in the atlas
         for i, k in enumerate(self.keys):
             sg = keys[k]
             face = face_for(_sign_id(sg), sg.country, sg.value, inner)
+            h, w = face.shape[:2]
+            if max(h, w) != inner:
+                scale = inner / max(h, w)
+                face = cv2.resize(face, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+                h, w = face.shape[:2]
             r, c = divmod(i, self.cols)
-            self.image[r * TILE + _PAD:r * TILE + _PAD + inner, c * TILE + _PAD:c * TILE + _PAD + inner] = \
-                face if face.shape[:2] == (inner, inner) else cv2.resize(face, (inner, inner))
-        self._index = {k: i for i, k in enumerate(self.keys)}
+            x0, y0 = c * TILE + _PAD + (inner - w) // 2, r * TILE + _PAD + (inner - h) // 2
+            self.image[y0:y0 + h, x0:x0 + w] = face
+            self._rect[k] = (x0, y0, w, h)
 
     @staticmethod
     def key(sg: Signal) -> tuple:
         return (sg.country, sg.type, sg.subtype, sg.value)
 
     def uv(self, sg: Signal) -> np.ndarray:
-        """uv of the tile's corners: bottom-left, bottom-right, top-right, top-left of the face."""
-        i = self._index[self.key(sg)]
-        r, c = divmod(i, self.cols)
+        """uv of the face's corners: bottom-left, bottom-right, top-right, top-left."""
+        x0, y0, fw, fh = self._rect[self.key(sg)]
         w, h = self.size
-        u0, u1 = (c * TILE + _PAD) / w, (c * TILE + TILE - _PAD) / w
-        v0, v1 = (r * TILE + _PAD) / h, (r * TILE + TILE - _PAD) / h  # image row 0 is texture row 0
+        u0, u1 = x0 / w, (x0 + fw) / w
+        v0, v1 = y0 / h, (y0 + fh) / h  # image row 0 is texture row 0
         return np.array([[u0, v1], [u1, v1], [u1, v0], [u0, v0]])
+
+    def aspect(self, sg: Signal) -> tuple[float, float]:
+        """(width, height) of the face, the longer side 1."""
+        _, _, fw, fh = self._rect[self.key(sg)]
+        return fw / max(fw, fh), fh / max(fw, fh)

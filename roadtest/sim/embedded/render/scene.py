@@ -225,17 +225,18 @@ def _signals(mb: MeshBuilder, net: RoadNetwork, atlas: SignAtlas) -> list[LightH
                 mb.box((x, y, z + LIGHT_HEIGHT / 2), (0.15, 0.15, LIGHT_HEIGHT), facing, _POLE, TAGS["pole"])
                 heads.append(LightHead(sg.id, (x, y, z + LIGHT_HEIGHT + 0.55), facing))
                 continue
+            aw, ah = atlas.aspect(sg)
+            fw, fh = SIGN_SIZE * aw, SIGN_SIZE * ah  # the longer side SIGN_SIZE, the face's own aspect
             bottom = z + SIGN_BOTTOM
-            mb.box((x, y, bottom / 2 + z / 2 + SIGN_SIZE / 4), (0.07, 0.07, bottom - z + SIGN_SIZE / 2), facing,
-                   _POLE, TAGS["pole"])
-            rx, ry = -ny * SIGN_SIZE / 2, nx * SIGN_SIZE / 2  # half-width towards the right of a viewer facing it
+            mb.box((x, y, (z + bottom + fh / 2) / 2), (0.07, 0.07, bottom - z + fh / 2), facing, _POLE, TAGS["pole"])
+            rx, ry = -ny * fw / 2, nx * fw / 2  # half-width towards the right of a viewer facing it
             fx, fy = x + nx * 0.05, y + ny * 0.05
             bl, br = (fx - rx, fy - ry, bottom), (fx + rx, fy + ry, bottom)
-            tr, tl = (fx + rx, fy + ry, bottom + SIGN_SIZE), (fx - rx, fy - ry, bottom + SIGN_SIZE)
+            tr, tl = (fx + rx, fy + ry, bottom + fh), (fx - rx, fy - ry, bottom + fh)
             mb.quad([bl, br, tr, tl], (1.0, 1.0, 1.0), TAGS["traffic_sign"], MAT_FACE, uv=atlas.uv(sg))
             bx, by = x - nx * 0.01, y - ny * 0.01
-            mb.quad([(bx - rx, by - ry, bottom), (bx + rx, by + ry, bottom), (bx + rx, by + ry, bottom + SIGN_SIZE),
-                     (bx - rx, by - ry, bottom + SIGN_SIZE)], (0.5, 0.5, 0.52), TAGS["traffic_sign"], MAT_PLAIN,
+            mb.quad([(bx - rx, by - ry, bottom), (bx + rx, by + ry, bottom), (bx + rx, by + ry, bottom + fh),
+                     (bx - rx, by - ry, bottom + fh)], (0.5, 0.5, 0.52), TAGS["traffic_sign"], MAT_PLAIN,
                     uv=atlas.uv(sg)[[1, 0, 3, 2]])  # the face's outline, mirrored as seen from behind
     return heads
 
