@@ -52,8 +52,6 @@ def _broken(score: dict) -> tuple[dict, list]:
 def test_expert_scores_100_without_violations(bundles, name):
     for bundle in bundles[name]:
         score = _run(bundle, "expert")
-        if name == "roundabout_snow" and score["scores"]["score_route"] < 100.0:
-            pytest.skip("left-hand roundabout: the OpenSCENARIO runtime spawns the ego facing backwards (roadtest/sim/xosc)")
         assert _broken(score) == ({}, []), bundle.id
         assert score["scores"]["score_composed"] == 100.0
         assert score["status"] == "Perfect" and "rules_error" not in score

@@ -25,6 +25,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from roadtest.units import KMH
+
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "sun_elevation", "lane_order", "resolve_placements",
@@ -33,8 +35,6 @@ __all__ = [
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
-
-KMH = 1.0 / 3.6  # m/s per km/h
 
 
 def _kmh(v: float) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from roadtest.dsl.model import resolve_placements
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
 from roadtest.errors import UserError
@@ -144,43 +145,14 @@ def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_
 
 
 def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
-    """Start spot of the ego ('hero') and of every actor; relative placements follow their reference."""
-    raw: dict[str, tuple[int | None, str | None, float]] = {"hero": (sc.ego.lane, None, sc.ego.s)}
-    pending = {a.id: a.place for a in sc.actors}
-    for _ in range(len(pending) + 1):
-        for aid, place in list(pending.items()):
-            ref = place.reference
-            if ref is None:
-                raw[aid] = (place.lane, place.side, place.s)
-                del pending[aid]
-                continue
-            else:
-                rel, other = ref
-                other = "hero" if other in ("ego", "hero") else other
-                if other not in raw:
-                    continue
-                lane, side, s = raw[other]
-                sign = 1.0 if (lane is None or lane > 0) else -1.0  # user lanes > 0 run with s
-                if rel == "ahead_of":
-                    s = s + sign * place.distance
-                elif rel == "behind":
-                    s = s - sign * place.distance
-                else:
-                    if lane is None:
-                        raise UserError(f"actors.{aid}.place: {rel} {other!r} needs a reference in a lane")
-                    # user lane numbers grow away from the centre line, which is on the driver's right in LHT
-                    outward_is_right = layout.fwd_sign < 0
-                    outward = (rel == "right_of") == outward_is_right
-                    direction = 1 if lane > 0 else -1
-                    lane = lane + direction if outward else lane - direction
-                    if lane == 0:  # inward from the first lane: the first lane of the other direction
-                        lane = -direction
-                    s = s + sign * place.distance
-            raw[aid] = (lane, side, s)
-            del pending[aid]
-    if pending:
-        raise UserError(f"actors: placements refer to unknown or circular actors: {', '.join(sorted(pending))}")
-    return {k: _spot_on_main(layout, lane, side, s) for k, (lane, side, s) in raw.items()}
+    """Start spot of the ego ('hero') and of every actor, where dsl.model.resolve_placements (the one placement
+    resolver, which validation uses too) puts them."""
+    raw = resolve_placements(sc)
+    unplaced = sorted(a.id for a in sc.actors if a.id not in raw)
+    if unplaced:
+        raise UserError(f"actors: cannot place {', '.join(unplaced)}: unknown or circular reference, "
+                        "or no lane on that side")
+    return {("hero" if k == "ego" else k): _spot_on_main(layout, lane, side, s) for k, (lane, side, s) in raw.items()}
 
 
 def _sample(piece: RoadPiece, lane: int, s0: float, s1: float, step: float = 2.0) -> list[tuple[float, float]]:

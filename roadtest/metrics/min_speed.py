@@ -17,6 +17,7 @@ from typing import Sequence
 
 from roadtest.metrics.base import Violation
 from roadtest.sim.api import ActorState, WorldState
+from roadtest.units import speed_si
 
 __all__ = ["TRAFFIC_RADIUS", "LEAD_HEADWAY", "LEAD_STANDSTILL", "LEAD_HALF_WIDTH", "CAP_MARGIN",
            "detect_min_speed", "speed_cap", "excused"]
@@ -26,7 +27,6 @@ LEAD_HEADWAY = 3.0  # s
 LEAD_STANDSTILL = 10.0  # m
 LEAD_HALF_WIDTH = 2.0  # m, lateral offset in the ego frame still counted as the ego's lane
 CAP_MARGIN = 1.0  # m/s
-_KMH = 1 / 3.6
 _NOT_VEHICLES = {"pedestrian", "officer", "walker", "static", "obstacle", "barrier", "cone", "prop"}
 
 
@@ -47,7 +47,7 @@ def speed_cap(st: WorldState, ego: ActorState, meta: dict) -> float | None:
                 continue
             behind = (s - float(sg["s"])) * (-1.0 if sg.get("direction") == "backward" else 1.0)
             if behind >= 0 and (best is None or behind < best[0]):
-                best = (behind, float(sg["value"]) * (_KMH if sg.get("unit", "km/h") in ("km/h", None) else 1.0))
+                best = (behind, speed_si(sg["value"], sg.get("unit")))
         if best:
             caps.append(best[1])
     for r in meta.get("rules") or []:

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from roadtest.errors import Problem, ScenarioError, UserError
+from roadtest.units import UNITS, to_si
 
 __all__ = [
     "PRIORITY_CLASSES",
@@ -68,25 +69,8 @@ SIGN_NEEDS = (
     "minimum_speed", "tunnel", "crosswalk",
 )
 
-# unit -> factor to SI (value * factor); "1" is dimensionless.
-UNITS: dict[str, tuple[str, float]] = {
-    "km/h": ("m/s", 1 / 3.6),
-    "mph": ("m/s", 0.44704),
-    "m/s": ("m/s", 1.0),
-    "m": ("m", 1.0),
-    "ft": ("m", 0.3048),
-    "s": ("s", 1.0),
-    "m/s^2": ("m/s^2", 1.0),
-    "1": ("1", 1.0),
-}
-
 _CONTENT = re.compile(r"^When .+, the driver (may|must|must not) .+$", re.S)
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-def to_si(value: float, unit: str) -> float:
-    """A value in one of UNITS converted to SI."""
-    return value * UNITS[unit][1]
 
 
 class _Strict(BaseModel):

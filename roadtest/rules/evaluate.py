@@ -1,7 +1,7 @@
 """Rule-violation metric: every rule listed in meta.json checked by its STL monitor over the trace.
 
-`evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula
-from the catalogue (roadtest/rules/catalogue/) with rtamt, and returns one RuleResult per rule. Adding a rule
+`evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula,
+as meta.json carries it (in_meta.py), with rtamt, and returns one RuleResult per rule. Adding a rule
 is one YAML file when its signals exist. Where rules conflict, a violated lower-priority rule is
 "excused" when the governing higher-priority rule it conflicts with holds.
 """
@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from roadtest.rules.catalogue_model import Rule, load_catalogue
-from roadtest.errors import UserError
+from roadtest.rules.catalogue_model import Rule
+from roadtest.rules.in_meta import RuleInForce, rules_in_force
 from roadtest.metrics.base import Violation
 from roadtest.rules.monitor import robustness
 from roadtest.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
@@ -75,7 +75,7 @@ def rule_episodes(rule_id: str, times: Sequence[float], series: Sequence[float],
     return out
 
 
-def evaluate_rule(rule: Rule, params: Mapping[str, float], signals: Signals) -> RuleResult:
+def evaluate_rule(rule: Rule | RuleInForce, params: Mapping[str, float], signals: Signals) -> RuleResult:
     """One rule's monitor on extracted signals."""
     series, overall = robustness(rule.monitor.formula, params, signals)
     eps = rule_episodes(rule.id, signals.time, series, signals.tick)
@@ -130,31 +130,18 @@ def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
     return True
 
 
-def _refs(meta: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for r in meta.get("rules") or []:
-        if isinstance(r, str):
-            out.append((r, {}))
-        else:
-            out.append((str(r["id"]), dict(r.get("params") or {})))
-    return out
-
-
 def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapping[str, Rule] | None = None,
                    signals: Signals | None = None) -> list[RuleResult]:
-    """Every rule of meta.rules on the trace, in meta order; rule params: catalogue default < country < meta (SI)."""
+    """Every rule of meta.rules on the trace, in meta order, from the rule data meta.json carries (formula, SI
+    params in force, priority); a meta that lists only ids and params needs the catalogue passed explicitly."""
     meta = meta or {}
-    refs = _refs(meta)
-    if not refs:
+    rules = rules_in_force(meta, catalogue)
+    if not rules:
         return []
-    cat = catalogue if catalogue is not None else load_catalogue()
-    unknown = [rid for rid, _ in refs if rid not in cat]
-    if unknown:
-        raise UserError(f"meta.json rules: unknown rule id(s) {', '.join(unknown)}; see `roadtest rules list`")
     sig = signals if signals is not None else extract_signals(trace, meta)
-    country = meta.get("country")
-    results = {rid: evaluate_rule(cat[rid], cat[rid].params_for(country, p), sig) for rid, p in refs}
-    _, conflicts = governing_rule([rid for rid, _ in refs], cat)
+    results = {rid: evaluate_rule(r, r.params, sig) for rid, r in rules.items()}
+    cat = rules
+    _, conflicts = governing_rule(list(rules), cat)
     chosen = meta.get("governing")
     for c in conflicts:
         win_id, lose_id = c["governs"], c["yields"]
@@ -163,4 +150,4 @@ def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapp
         lose, win = results[lose_id], results[win_id]
         if lose.verdict == "violated" and win.verdict == "satisfied" and _in_play(cat[win_id], lose, sig):
             results[lose_id] = RuleResult(**{**lose.__dict__, "verdict": "excused", "excused_by": win_id})
-    return [results[rid] for rid in dict.fromkeys(rid for rid, _ in refs)]
+    return list(results.values())

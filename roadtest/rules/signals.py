@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
+from roadtest.units import speed_si
 
 __all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "STOP_ZONE", "LINE_MATCH"]
 
@@ -112,9 +113,7 @@ def _sign_limit(sg: Mapping[str, Any]) -> float | None:
     k = _kind(sg)
     if "speed" not in k or "min" in k or "end" in k or sg.get("value") is None:
         return None
-    unit = str(sg.get("unit") or "km/h").lower()
-    v = float(sg["value"])
-    return v if unit in ("m/s", "mps") else v * 0.44704 if unit == "mph" else v / 3.6
+    return speed_si(sg["value"], sg.get("unit"))
 
 
 def _road_ok(feature: Mapping[str, Any], road: str) -> bool:

@@ -9,7 +9,7 @@ import pytest
 from roadtest.rules.catalogue_model import load_catalogue
 from roadtest.rules.evaluate import evaluate_rules
 from roadtest.sim.api import Environment, Event, Trace, WorldState
-from tests.rules.synth import TICK, const, crossing_tick, drive, ego, invasion, other, segments
+from .synth import TICK, const, crossing_tick, drive, ego, invasion, other, segments
 
 CAT = load_catalogue()
 KMH = 1 / 3.6

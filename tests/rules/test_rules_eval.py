@@ -6,8 +6,8 @@ from roadtest.rules.evaluate import evaluate_rules, governing_rule, rulebook_sco
 from roadtest.rules.rulebook import compare, level_weights
 from roadtest.rules.signals import VOCABULARY, extract_signals
 from roadtest.sim.api import Environment
-from tests.rules.synth import const, crossing_tick, drive, other
-from tests.rules.test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict
+from .synth import const, crossing_tick, drive, other
+from .test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict
 
 
 def test_country_parameters_change_the_verdict():
@@ -107,8 +107,8 @@ def test_a_silent_officer_excuses_nothing():
 
 
 def test_crossing_a_solid_line_for_an_ambulance_is_excused_only_while_it_is_behind():
-    from tests.rules.synth import invasion
-    from tests.rules.test_monitors import _ev
+    from .synth import invasion
+    from .test_monitors import _ev
 
     m = meta("no_overtaking_solid_line")
     m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
@@ -130,7 +130,7 @@ def test_a_lead_pulling_away_after_overtaking_is_exempt_from_safe_distance():
 
 def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuvre():
     """Pull over across the solid line for the ambulance, rejoin once it is gone: excused; a third crossing is not."""
-    from tests.rules.synth import invasion
+    from .synth import invasion
 
     m = meta("no_overtaking_solid_line")
     m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]

@@ -138,7 +138,6 @@ def test_sensors_give_speed_pose_imu_gnss_route_and_refuse_lidar():
 
 
 def test_objects_sensor_comes_from_the_agents_module():
-    pytest.importorskip("roadtest.sim.objects_sensor")
     sim, _ = make(meta={"route": {"waypoints": [[50, -5.25], [300, -5.25]]}})
     sim.step(Control())
     _, data = sim.observe([{"type": "roadtest.objects", "id": "objects"}])["objects"]
