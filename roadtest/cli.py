@@ -78,6 +78,18 @@ def _rules_check(a: argparse.Namespace) -> int:
     return rules_check_command()
 
 
+def _signs_gallery(a: argparse.Namespace) -> int:
+    from roadtest.signs.gallery import gallery_command
+
+    return gallery_command(a.country, a.out)
+
+
+def _signs_list(a: argparse.Namespace) -> int:
+    from roadtest.signs.gallery import list_command
+
+    return list_command(a.country)
+
+
 def _compose(a: argparse.Namespace) -> int:
     from roadtest.dsl.compose import compose_command
 
@@ -149,6 +161,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rule_id", help="Rule id, e.g. red_light.")
     _add(rsub, "check", _rules_check, "Check every rule record of the catalogue.")
 
+    signs = _add(sub, "signs", lambda a: a._parser.error("a subcommand is required (gallery, list)"),
+                 "Traffic-sign faces per country and their catalogue.")
+    ssub = signs.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
+    p = _add(ssub, "gallery", _signs_gallery,
+             "Draw every sign face of one country on a sheet, labelled with sign ids and OpenDRIVE codes.")
+    p.add_argument("--country", required=True, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("-o", "--out", type=Path, default=Path("gallery.png"), metavar="PNG", help="PNG to write (default gallery.png).")
+    p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
+    p.add_argument("--country", default=None, metavar="CC", help="Only this country.")
+
     p = _add(sub, "compose", _compose, "Write a scenario whose scene satisfies every composed rule's context.")
     p.add_argument("rule_ids", nargs="+", help="Rule ids to compose into one scene.")
     p.add_argument("--country", default="CN", metavar="CC", help="ISO 3166 alpha-2 country code (default CN).")
@@ -157,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     return top
 
 
-COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "compose")
+COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
+            "signs list", "compose")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,11 @@ def _required_positionals(p: argparse.ArgumentParser) -> list[argparse.Action]:
     return [a for a in p._actions if not a.option_strings and not isinstance(a, argparse._SubParsersAction)]
 
 
+def _required_options(p: argparse.ArgumentParser) -> list[str]:
+    """Each required option with a placeholder value, so that only the mistake under test remains."""
+    return [x for a in p._actions if a.option_strings and a.required for x in (a.option_strings[-1], "x")]
+
+
 def _valued_options(p: argparse.ArgumentParser) -> list[str]:
     return [a.option_strings[-1] for a in p._actions if a.option_strings and a.nargs != 0]
 
@@ -53,7 +58,7 @@ def test_the_walk_finds_every_listed_command():
 @pytest.mark.parametrize("command", sorted(LEAVES))
 def test_unknown_option_is_a_usage_error(capsys, command):
     p = LEAVES[command]
-    argv = command.split() + ["x"] * len(_required_positionals(p)) + ["--bogus", "x"]
+    argv = command.split() + ["x"] * len(_required_positionals(p)) + _required_options(p) + ["--bogus", "x"]
     line = _check_usage_error(capsys, argv, main(argv))
     assert "--bogus" in line
 
@@ -66,12 +71,17 @@ def test_missing_argument_is_a_usage_error(capsys, command):
         argv = command.split()
         line = _check_usage_error(capsys, argv, main(argv))
         assert "required" in line and positionals[0].dest in line
+    required = _required_options(p)
+    if required:
+        argv = command.split() + ["x"] * len(positionals)
+        line = _check_usage_error(capsys, argv, main(argv))
+        assert "required" in line and required[0] in line
     for opt in _valued_options(p):  # an option given without its value
         argv = command.split() + ["x"] * len(positionals) + [opt]
         line = _check_usage_error(capsys, argv, main(argv))
         assert opt in line and "expected one argument" in line
     if not positionals:  # nothing to leave out: a stray argument is the mistake
-        argv = command.split() + ["stray"]
+        argv = command.split() + required + ["stray"]
         line = _check_usage_error(capsys, argv, main(argv))
         assert "stray" in line
 

@@ -79,8 +79,10 @@ def test_every_declared_dependency_is_imported():
 
 
 def test_every_import_of_the_tests_is_declared():
+    from roadtest.agents.leaderboard_compat import SHIMMED  # tests write agents against these stand-ins
+
     undeclared = {m: sorted(f) for m, f in _imports(REPO / "tests").items()
-                  if not _module_dists(m) & (CORE | OPTIONAL | EXTRAS.get("dev", set()))}
+                  if m not in SHIMMED and not _module_dists(m) & (CORE | OPTIONAL | EXTRAS.get("dev", set()))}
     assert not undeclared, f"imported by tests but not declared: {undeclared}"
 
 

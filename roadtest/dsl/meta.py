@@ -15,7 +15,7 @@ Keys follow roadtest/bundle.py's docstring (SI units). Additions written here, b
   scene.actors[*] also has start {road, lane, s, x, y, h} (lane null on the roadside).
   rules[*] carry what scoring needs (roadtest.rules.in_meta): params (the SI values in force for the
     scenario's country: catalogue defaults, the country's values, then the scenario's own), priority
-    and priority_class, monitor {formula, signals, active}, conflicts_with, context.
+    and priority_class, monitor {formula, signals, in_force}, conflicts_with, context.
   governing: the rule the expected behaviour follows where rules in force conflict (lowest
     priority index among conflicting pairs), else null.
   map: {kind, junction_roads [road ids inside junctions], main_roads [[main s start, road id]]}.
@@ -31,7 +31,7 @@ from roadtest.dsl.emit_xosc import EGO_DEFAULT_ACT
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot
 
-__all__ = ["build_meta", "rules_meta"]
+__all__ = ["build_meta", "rules_meta", "cached_catalogue"]
 
 
 def _spot(spot: Spot) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def _spot(spot: Spot) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _catalogue() -> dict:
+def cached_catalogue() -> dict:
     """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
     from roadtest.rules.catalogue_model import load_catalogue
 
@@ -52,7 +52,7 @@ def rules_meta(sc) -> tuple[list[dict[str, Any]], str | None]:
     from roadtest.rules.evaluate import governing_rule
     from roadtest.rules.in_meta import RuleInForce
 
-    catalogue = _catalogue()
+    catalogue = cached_catalogue()
     rules = {ref.id: RuleInForce.from_rule(catalogue[ref.id], sc.country, ref.params) for ref in sc.rules}
     governing, _ = governing_rule(list(rules), rules)
     return [r.to_meta() for r in rules.values()], governing

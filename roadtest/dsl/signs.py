@@ -11,7 +11,7 @@ import yaml
 
 from roadtest.errors import UserError
 
-__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids", "sign_for_code"]
+__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids", "countries"]
 
 SIGNS_FILE = Path(str(files("roadtest").joinpath("sign_assets", "signs.yaml")))
 
@@ -33,6 +33,11 @@ def sign_ids() -> frozenset[str]:
     return frozenset(load_signs())
 
 
+def countries() -> tuple[str, ...]:
+    """Countries roadtest supports: those the sign catalogue gives codes for (sign style and driving side)."""
+    return tuple(sorted({c for entry in load_signs().values() for c in (entry.get("codes") or {})}))
+
+
 def sign_code(sign_id: str, country: str) -> dict[str, Any]:
     """OpenDRIVE signal code {country, type, subtype, value?, unit?} of a sign in a country."""
     signs = load_signs()
@@ -47,19 +52,3 @@ def sign_code(sign_id: str, country: str) -> dict[str, Any]:
     if entry.get("unit"):
         out["unit"] = entry["unit"]
     return out
-
-
-@lru_cache(maxsize=None)
-def _by_code() -> dict[tuple[str, str, str], str]:
-    out: dict[tuple[str, str, str], str] = {}
-    for sid, entry in load_signs().items():
-        for country, code in (entry.get("codes") or {}).items():
-            if code:
-                out.setdefault((str(country), str(code["type"]), str(code.get("subtype", "-1"))), sid)
-    return out
-
-
-def sign_for_code(country: str, type_: str, subtype: str = "-1") -> str | None:
-    """The catalogue's sign id for an OpenDRIVE signal code (country, type, subtype); None when unknown."""
-    table = _by_code()
-    return table.get((str(country), str(type_), str(subtype))) or table.get((str(country), str(type_), "-1"))

@@ -140,8 +140,25 @@ class Monitor(_Strict):
 
     formula: str
     signals: list[str]
-    active: str | None = None  # STL condition: where it holds, this rule is in play (it can excuse the rules it outranks)
+    in_force: str | None = None  # STL condition over signals and params: where it holds, the rule is in play
     note: str = ""
+
+    def context(self) -> str | None:
+        """When the rule is in force: `in_force`, else the antecedent A of a formula `always(A -> B)`, else
+        None (in force at every tick). A run in which it never holds gets the verdict not_applicable, and
+        only a rule in force around a violation can excuse the rules it outranks."""
+        return monitor_context(self.formula, self.in_force)
+
+
+def monitor_context(formula: str, in_force: str | None) -> str | None:
+    """`in_force`, else the antecedent A of `always(A -> B)`, else None: when a monitor's rule is in force."""
+    from roadtest.rules.monitor import split_always, split_implication
+
+    if in_force:
+        return in_force
+    body = split_always(formula)
+    parts = split_implication(body) if body is not None else None
+    return parts[0] if parts else None
 
 
 class Rule(_Strict):

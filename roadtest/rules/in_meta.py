@@ -23,7 +23,13 @@ class MonitorSpec:
 
     formula: str
     signals: tuple[str, ...] = ()
-    active: str | None = None  # STL condition: where it holds, the rule is in play (it can excuse what it outranks)
+    in_force: str | None = None  # STL condition: where it holds, the rule is in play (it can excuse what it outranks)
+
+    def context(self) -> str | None:
+        """When the rule is in force, as the catalogue's Monitor.context() says."""
+        from roadtest.rules.catalogue_model import monitor_context
+
+        return monitor_context(self.formula, self.in_force)
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ class RuleInForce:
         """Resolve a catalogue record for a country and a scenario's own SI values."""
         m = rule.monitor
         return cls(id=rule.id, params=rule.params_for(country, dict(overrides or {})), priority_class=rule.priority_class,
-                   monitor=MonitorSpec(m.formula, tuple(m.signals), m.active), conflicts_with=tuple(rule.conflicts_with),
+                   monitor=MonitorSpec(m.formula, tuple(m.signals), m.in_force), conflicts_with=tuple(rule.conflicts_with),
                    context=rule.context.model_dump())
 
     def to_meta(self) -> dict[str, Any]:
@@ -54,7 +60,7 @@ class RuleInForce:
         return {"id": self.id, "params": dict(self.params), "priority": self.priority,
                 "priority_class": self.priority_class,
                 "monitor": {"formula": self.monitor.formula, "signals": list(self.monitor.signals),
-                            "active": self.monitor.active},
+                            "in_force": self.monitor.in_force},
                 "conflicts_with": list(self.conflicts_with), "context": dict(self.context)}
 
     @classmethod
@@ -73,7 +79,7 @@ class RuleInForce:
         except (TypeError, ValueError, AttributeError) as e:
             raise UserError(f"{where}.params ({rid}): expected numbers in SI units ({e})") from e
         return cls(id=rid, params=params, priority_class=pclass,
-                   monitor=MonitorSpec(mon["formula"], tuple(mon.get("signals") or ()), mon.get("active")),
+                   monitor=MonitorSpec(mon["formula"], tuple(mon.get("signals") or ()), mon.get("in_force")),
                    conflicts_with=tuple(entry.get("conflicts_with") or ()), context=dict(entry.get("context") or {}))
 
 

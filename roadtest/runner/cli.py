@@ -134,7 +134,10 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     if agent:
         from roadtest.agents.registry import agent_class
 
+        from roadtest.runner.episode import check_agent_sensors
+
         agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+        check_agent_sensors(agent, backend)  # and so is a sensor the backend cannot provide
     if resume and out is None:
         raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
     items = expand(Path(target))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 
 from roadtest.sim.road.api import Signal
@@ -14,37 +12,39 @@ TILE = 256  # px per face in the atlas
 _PAD = 4  # px of transparent border around each tile (mipmaps do not bleed neighbours)
 
 
-def _placeholder_face(sign_id: str, country: str, value: float | None = None, px: int = TILE) -> np.ndarray:
-    """STAND-IN until roadtest.signs.faces lands: a white disc with a red ring and the value (or the sign id's
-    initials) in black, RGBA uint8; its colours vary by sign id so that different signs differ."""
+def _unknown_face(code: str, px: int) -> np.ndarray:
+    """A signal roadtest has no face for (a code outside the catalogue, a country without faces): a white plate
+    with a grey border and the code, so that the map's sign still stands where it is."""
     import cv2
 
     img = np.zeros((px, px, 4), np.uint8)
-    c, r = (px // 2, px // 2), px // 2 - 2
-    hue = zlib.crc32(sign_id.encode()) % 180
-    ring = cv2.cvtColor(np.uint8([[[hue, 220, 200]]]), cv2.COLOR_HSV2RGB)[0, 0].tolist()
-    if sign_id.startswith("speed_limit") or sign_id == "minimum_speed":
-        ring = [200, 20, 20]
-    cv2.circle(img, c, r, (*ring, 255), -1, cv2.LINE_AA)
-    cv2.circle(img, c, int(r * 0.8), (255, 255, 255, 255), -1, cv2.LINE_AA)
-    text = f"{value:g}" if value is not None else "".join(w[0] for w in sign_id.split("_"))[:3].upper()
-    scale = px / 256 * (3.2 if len(text) <= 2 else 2.3)
-    thick = max(2, int(px / 256 * 12))
-    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
-    cv2.putText(img, text, (c[0] - tw // 2, c[1] + th // 2), cv2.FONT_HERSHEY_DUPLEX, scale, (0, 0, 0, 255), thick,
-                cv2.LINE_AA)
+    cv2.rectangle(img, (2, 2), (px - 3, px - 3), (235, 235, 235, 255), -1)
+    cv2.rectangle(img, (2, 2), (px - 3, px - 3), (90, 90, 90, 255), max(2, px // 32))
+    scale = px / 256 * (2.0 if len(code) <= 4 else 1.2)
+    (tw, th), _ = cv2.getTextSize(code[:8], cv2.FONT_HERSHEY_DUPLEX, scale, max(1, px // 64))
+    cv2.putText(img, code[:8], ((px - tw) // 2, (px + th) // 2), cv2.FONT_HERSHEY_DUPLEX, scale, (20, 20, 20, 255),
+                max(1, px // 64), cv2.LINE_AA)
     return img
 
 
-def face_for(sign_id: str, country: str, value: float | None = None, px: int = TILE) -> np.ndarray:
-    """The RGBA face the renderer draws for a sign id in a country."""
-    return _placeholder_face(sign_id, country, value, px)
+def face_for(sign_id: str | None, country: str, value: float | None = None, px: int = TILE,
+             code: str = "?") -> np.ndarray:
+    """The RGBA face the renderer draws: roadtest.signs' face of the sign in that country, else a plain plate."""
+    from roadtest.errors import UserError
+    from roadtest.signs.faces import sign_face
+
+    if sign_id is not None:
+        try:
+            return sign_face(sign_id, country, value, px)
+        except UserError:  # no face for this country or sign: the plate below
+            pass
+    return _unknown_face(code, px)
 
 
-def _sign_id(sg: Signal) -> str:
-    from roadtest.dsl.signs import sign_for_code
+def _sign_id(sg: Signal) -> str | None:
+    from roadtest.signs.faces import sign_id_for_code
 
-    return sign_for_code(sg.country, sg.type, sg.subtype) or sg.name or f"{sg.type}"
+    return sign_id_for_code(sg.country, sg.type, sg.subtype)
 
 
 class SignAtlas:
@@ -66,7 +66,7 @@ class SignAtlas:
         self._rect: dict[tuple, tuple[int, int, int, int]] = {}  # key -> (x0, y0, w, h) px in the atlas
         for i, k in enumerate(self.keys):
             sg = keys[k]
-            face = face_for(_sign_id(sg), sg.country, sg.value, inner)
+            face = face_for(_sign_id(sg), sg.country, sg.value, inner, code=sg.type)
             h, w = face.shape[:2]
             if max(h, w) != inner:
                 scale = inner / max(h, w)
