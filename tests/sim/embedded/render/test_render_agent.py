@@ -104,3 +104,15 @@ def test_a_run_without_cameras_never_loads_the_renderer(bundle):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_cameras_are_supported_and_lidar_is_refused_before_the_run():
+    from roadtest.agents.base import check_sensors
+    from roadtest.errors import UserError
+    from roadtest.sim.embedded.simulator import EmbeddedSimulator
+
+    types = EmbeddedSimulator.sensor_types()
+    assert {"sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation", "roadtest.bev"} <= types
+    assert check_sensors([SPEC], types)[0]["id"] == "Center"
+    with pytest.raises(UserError, match="sensor.lidar.ray_cast.*supported sensor types: .*sensor.camera.rgb"):
+        check_sensors([{"type": "sensor.lidar.ray_cast", "id": "LIDAR"}], types)
