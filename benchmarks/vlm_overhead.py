@@ -7,7 +7,7 @@ decision tick), roadtest's side of the calls (image encoding, HTTP client: the c
 server's fixed delay and its own measured handling), the decision's bookkeeping (prompts, hashes, parsing),
 and control (run_step on the ticks between
 decisions). Its verdict: roadtest's share of the model's time, which should stay under 5 %. The camera is the
-embedded renderer when it is installed, else the tests' flat grey stand-in (said in the output).
+embedded renderer's (its GL renderer is printed: software llvmpipe on a CPU machine).
 """
 
 from __future__ import annotations
@@ -40,13 +40,7 @@ def main() -> int:
     out = Path(os.environ.get("TMPDIR", "/tmp")) / "roadtest-vlm-bench"
     (vid, path), = resolve_target(ROOT / "scenarios" / "straight_speed_limit.yaml", out)
     bundle = load_bundle(path)
-    camera = "embedded renderer"
-    try:
-        import roadtest.sim.embedded.render  # noqa: F401
-        sim_cls = EmbeddedSimulator
-    except ImportError:
-        from fake_camera import FakeCameraEmbeddedSimulator as sim_cls
-        camera = "TEST-ONLY flat grey stand-in (no renderer installed)"
+    camera, sim_cls = "embedded renderer", EmbeddedSimulator
     good = route_following_reply(30.0)
     with FakeOpenAIServer(lambda req: FakeReply(content=good(req), delay=a.delay)) as srv:
         agent = load_agent("vlm", {"backend": "openai", "openai": {"base_url": srv.base_url}})
@@ -84,6 +78,9 @@ def main() -> int:
     per_control = statistics.fmean(control) if control else 0.0
     med = statistics.median
     own = med(render) + med(client) + med(agent_side) + ticks_per * per_control
+    from roadtest.sim.embedded.render.renderer import gl_context
+
+    camera += f" ({gl_context().info['GL_RENDERER']})"
     print(f"camera: {camera}, {specs[0]['width']}x{specs[0]['height']}; {len(recs)} decisions, {calls} calls each, "
           f"server delay {a.delay * 1000:.0f} ms per call ({model * 1000:.0f} ms model time per decision)")
     print(f"  render (observe on a decision tick)    median {med(render) * 1000:7.2f} ms")

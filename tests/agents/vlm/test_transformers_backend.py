@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from fake_camera import FakeCameraEmbeddedSimulator  # noqa: E402
+from roadtest.sim.embedded import EmbeddedSimulator  # noqa: E402
 from roadtest.agents.vlm.backends.transformers_backend import TransformersBackend  # noqa: E402
 from roadtest.agents.vlm.config import merge_config  # noqa: E402
 from tiny_models import FAMILIES, build_tiny  # noqa: E402
@@ -102,7 +102,7 @@ def _drive_local(bundle, cfg, max_time):
     from roadtest.sim.api import SimSettings
 
     b = load_bundle(bundle)
-    sim = FakeCameraEmbeddedSimulator().load(b, 0, SimSettings(max_time=max_time))
+    sim = EmbeddedSimulator().load(b, 0, SimSettings(max_time=max_time))
     agent = load_agent("vlm", cfg)
     agent.set_global_plan(b.meta["route"]["waypoints"])
     specs = agent.sensors()
@@ -136,7 +136,7 @@ def test_smoke_suite_through_the_cli_with_a_tiny_local_model(tiny_dirs, tmp_path
                                    "transformers": {"model_path": str(tiny_dirs["llava"]), "max_new_tokens": 8}}))
     out = tmp_path / "r"
     code = main(["run", str(REPO / "scenarios" / "suites" / "smoke.yaml"), "--agent", "vlm", "--agent-config", str(cfg),
-                 "--backend", "fake_camera:FakeCameraEmbeddedSimulator", "-o", str(out), "-j", "2"])
+                 "-o", str(out), "-j", "2"])
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert code == 0 and len(records) == 5
     for r in records:  # scored; garbage answers never move the car to the goal

@@ -23,7 +23,7 @@ def test_smoke_suite_through_the_cli_is_scored_with_vlm_figures(tmp_path, capsys
                                        "cameras": [{"id": "front", "width": 64, "height": 36, "fov": 60.0}]}))
         out = tmp_path / "results"
         code = main(["run", str(REPO / "scenarios" / "suites" / "smoke.yaml"), "--agent", "vlm", "--agent-config", str(cfg),
-                     "--backend", "fake_camera:FakeCameraEmbeddedSimulator", "-o", str(out), "-j", "2"])
+                     "-o", str(out), "-j", "2"])
     printed = capsys.readouterr().out
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert code == 0, [r["reason"] for r in records]

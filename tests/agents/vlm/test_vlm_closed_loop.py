@@ -1,7 +1,7 @@
 """The VLM agent driving the smoke suite through the fake OpenAI-compatible server.
 
 Perfect answers come from the scene's ground truth (tests/agents/vlm/oracle.py, the test's, not the agent's);
-the camera is the TEST-ONLY flat grey stand-in until the renderer lands.
+the camera is the embedded renderer's, at a tiny size (the oracle needs no pixels).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("openai")
 
 from drive import drive
-from fake_camera import FakeCameraEmbeddedSimulator
+from roadtest.sim.embedded import EmbeddedSimulator
 from oracle import GroundTruthOracle
 
 TINY_CAMERA = {"cameras": [{"id": "front", "width": 64, "height": 36, "fov": 60.0}]}
@@ -25,7 +25,7 @@ def _violated(score):
 
 @pytest.mark.parametrize("scenario", SMOKE)
 def test_perfect_answers_reach_the_goal_without_violations(smoke_bundles, scenario):
-    trace, score, fig, srv = drive(smoke_bundles[scenario], TINY_CAMERA, GroundTruthOracle, FakeCameraEmbeddedSimulator)
+    trace, score, fig, srv = drive(smoke_bundles[scenario], TINY_CAMERA, GroundTruthOracle, EmbeddedSimulator)
     assert trace.termination.value == "completed", trace.reason
     assert score["scores"]["score_route"] == 100.0
     assert _violated(score) == []
@@ -47,7 +47,7 @@ def test_perfect_answers_reach_the_goal_without_violations(smoke_bundles, scenar
 
 def test_ignoring_the_stop_sign_violates_the_stop_sign_rule(smoke_bundles):
     blind = lambda sim: GroundTruthOracle(sim, blind_to=frozenset({"stop"}))  # noqa: E731
-    trace, score, fig, _ = drive(smoke_bundles["stop-sign-t-junction"], TINY_CAMERA, blind, FakeCameraEmbeddedSimulator)
+    trace, score, fig, _ = drive(smoke_bundles["stop-sign-t-junction"], TINY_CAMERA, blind, EmbeddedSimulator)
     assert _violated(score) == ["stop_sign"]
     assert score["infractions"]["stop_infraction"]
     # the model never reported the stop sign that was there
@@ -57,7 +57,7 @@ def test_ignoring_the_stop_sign_violates_the_stop_sign_rule(smoke_bundles):
 
 def test_end_to_end_mode_one_call_per_decision(smoke_bundles):
     trace, score, fig, srv = drive(smoke_bundles["stop-sign-t-junction"], {**TINY_CAMERA, "mode": "end_to_end"},
-                                   GroundTruthOracle, FakeCameraEmbeddedSimulator)
+                                   GroundTruthOracle, EmbeddedSimulator)
     assert _violated(score) == [] and score["scores"]["score_route"] == 100.0
     assert len(srv.requests) == fig["decisions"]
     rec = next(a.record for a in trace.agent if a.record)

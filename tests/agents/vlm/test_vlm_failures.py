@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("openai")
 
 from drive import drive
-from fake_camera import FakeCameraEmbeddedSimulator
+from roadtest.sim.embedded import EmbeddedSimulator
 from fake_openai import FakeReply, prompt_text, stage_of
 from oracle import route_following_reply
 from roadtest.runner.episode import EpisodeError, run_episode
@@ -21,7 +21,7 @@ ROAD = "straight-speed-limit"
 
 
 def _run(smoke_bundles, reply, max_time=6.0, **cfg):
-    return drive(smoke_bundles[ROAD], {**CAM, **cfg}, lambda sim: reply, FakeCameraEmbeddedSimulator, max_time=max_time)
+    return drive(smoke_bundles[ROAD], {**CAM, **cfg}, lambda sim: reply, EmbeddedSimulator, max_time=max_time)
 
 
 def _records(trace):
@@ -166,7 +166,7 @@ def _episode(smoke_bundles, reply, **cfg):
         config = {**CAM, "backend": "openai", "openai": {"base_url": srv.base_url}, **cfg}
         with pytest.raises(EpisodeError) as err:
             run_episode(load_bundle(smoke_bundles[ROAD]), 0, "vlm", SimSettings(max_time=20.0),
-                        backend="fake_camera:FakeCameraEmbeddedSimulator", agent_config=config)
+                        agent_config=config)
     return err.value, srv
 
 
