@@ -15,8 +15,9 @@ from roadtest.sim.embedded import EmbeddedSimulator
 from oracle import GroundTruthOracle
 
 TINY_CAMERA = {"cameras": [{"id": "front", "width": 64, "height": 36, "fov": 60.0}]}
-SMOKE = ["straight-speed-limit", "stop-sign-t-junction", "red-light-intersection", "crosswalk-pedestrian",
-         "fog-truck-solid-line"]
+SMOKE = [pytest.param("straight-speed-limit", marks=pytest.mark.slow), "stop-sign-t-junction",
+         pytest.param("red-light-intersection", marks=pytest.mark.slow),
+         pytest.param("crosswalk-pedestrian", marks=pytest.mark.slow), pytest.param("fog-truck-solid-line", marks=pytest.mark.slow)]
 
 
 def _violated(score):
