@@ -1,7 +1,7 @@
 """The builtin planner (NOT a VLM): the rule catalogue applied to what the builtin perception saw.
 
 Rules it applies: the last speed-limit sign read holds until an end sign (else an urban default, 50 km/h);
-readings within `READ_RANGE` of one sign vote, weighted by the classifier's confidence, so one bad glance does not overrule
+readings of one sign vote (beyond `READ_RANGE` only a lower value counts), weighted by the classifier's confidence, so one bad glance does not overrule
 them; a stop sign means a full stop at the sign, held for `STOP_HOLD` s, then go; a red light, or a yellow
 one it can still stop for comfortably, means a stop before it; a school-zone sign caps the speed at the
 catalogue's `school_zone_speed.school_speed` for the country over the next `ZONE_LENGTH` m; a foggy image
@@ -26,7 +26,7 @@ COMFORT_DECEL = 2.0  # m/s^2, the planned braking
 ACCEL = 1.5  # m/s^2
 STOP_BEFORE_SIGN = 2.5  # m: the car's centre stops this far before a stop sign (its front about at the sign)
 ZONE_LENGTH = 250.0  # m a school-zone cap holds after its sign (no end sign is read)
-READ_RANGE = 30.0  # m: a speed value read farther off is not acted on (the digits are a few pixels there)
+READ_RANGE = 30.0  # m: a higher speed value read farther off is not acted on (the digits are a few pixels there)
 NEW_SIGN_GAP = 30.0  # m of driving between readings that makes the next reading a new sign
 STOP_BEFORE_LIGHT = 3.0  # m: the car's centre stops this far before the light's reading (its front before the line)
 
@@ -80,8 +80,9 @@ class RulePlanner:
         self.stops = [s for s in self.stops if s.why == "stop sign"]  # a light is re-read every frame
         for d in signs:
             if d.sign_id == "speed_limit" and d.value is not None:
-                if d.distance > READ_RANGE:
-                    continue
+                current = self.limit if self.limit is not None else DEFAULT_LIMIT_KMH / 3.6
+                if d.distance > READ_RANGE and d.value * self.speed_unit_ms >= current:
+                    continue  # a far reading may only slow the car down early; a raise waits for a close look
                 if self.odometer - self.last_read_at > NEW_SIGN_GAP:
                     self.votes = {}
                 self.last_read_at = self.odometer
