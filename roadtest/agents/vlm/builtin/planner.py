@@ -88,7 +88,7 @@ class RulePlanner:
                 self.last_read_at = self.odometer
                 self.votes[d.value] = self.votes.get(d.value, 0.0) + d.prob
                 self.limit = max(self.votes, key=lambda v: self.votes[v]) * self.speed_unit_ms
-            elif d.sign_id == "end_speed_limit":
+            elif d.sign_id == "end_speed_limit" and d.distance <= READ_RANGE:  # a raise waits for a close look
                 self.limit, self.votes = None, {}
             elif d.sign_id == "school_zone":
                 self.zone_until = self.odometer + d.distance + ZONE_LENGTH
