@@ -81,14 +81,17 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None) -> list[Job]:
+              timeout: float, backend: str, trace_csv: Path | None = None, agent_config: Path | None = None,
+              extra: dict[str, Any] | None = None) -> list[Job]:
     """Every (variant, seed, agent) run, in target order then seed order."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None))
+                            trace_csv=str(trace_csv) if trace_csv else None,
+                            agent_config=str(Path(agent_config).resolve()) if agent_config else None,
+                            extra=dict(extra or {})))
     return jobs
 
 
@@ -118,9 +121,10 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
-                address: str | None = None, retries: int | None = None) -> int:
+                address: str | None = None, retries: int | None = None, agent_config: Path | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/."""
+    limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
@@ -130,8 +134,16 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
 
         from roadtest.runner.episode import check_agent_sensors
 
-        agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
-        check_agent_sensors(agent, backend)  # and so is a sensor the backend cannot provide
+        cls = agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+        if agent_config is not None and hasattr(cls, "check_config"):
+            cls.check_config(agent_config)
+        if agent_config is not None and hasattr(cls, "server_scope"):  # at most max_concurrency runs per model server
+            from roadtest.runner.limits import server_limit
+
+            limits = server_limit(cls.server_scope(agent_config))
+        check_agent_sensors(agent, backend, agent_config)  # and so is a sensor the backend cannot provide
+    elif agent_config is not None:
+        raise UserError("--agent-config: needs --agent")
     if resume and out is None:
         raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
     items = expand(Path(target))
@@ -148,7 +160,8 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
     print(f"roadtest: results in {out}", file=sys.stderr)
-    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv,
+                     agent_config, limits)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:
