@@ -99,7 +99,7 @@ class ZooModel(object):
         shape = np.stack(imgs, axis=-1).shape
         results.update(img_shape=shape, ori_shape=shape, pad_shape=shape)
         if self.kind == "vad":
-            results["ego_fut_cmd"] = np.eye(6)[int(request["command"])][None, None]
+            results["ego_fut_cmd"] = np.eye(6)[int(request["command"])]  # their agent's one-hot, shape (6,)
         batch = collate([self.pipeline(results)], samples_per_gpu=1)
         for key, data in batch.items():
             if key != "img_metas" and torch.is_tensor(data[0]):
@@ -113,9 +113,31 @@ class ZooModel(object):
             answer["trajectory"] = modes[int(request["command"])].tolist()
         else:
             answer["trajectory"] = out["planning"]["result_planning"]["sdc_traj"][0].cpu().numpy().tolist()
+        if request.get("want_objects"):
+            objects = _objects(out)
+            if objects is not None:
+                answer["objects"] = objects
         if torch.cuda.is_available():
             answer["gpu_memory_mb"] = round(torch.cuda.max_memory_allocated() / 2 ** 20, 1)
         return answer
+
+
+def _objects(out, limit=100):
+    """Detected boxes (lidar frame: x, y, z, w, l, h, yaw), scores and labels from the model's `pts_bbox`
+    (UniAD and VAD both return one), best first; None when the output has none."""
+    bbox = out.get("pts_bbox") if isinstance(out, dict) else None
+    if not isinstance(bbox, dict) or "boxes_3d" not in bbox:
+        return None
+    boxes = bbox["boxes_3d"]
+    boxes = getattr(boxes, "tensor", boxes)
+    scores = bbox.get("scores_3d")
+    labels = bbox.get("labels_3d")
+    boxes = boxes.detach().cpu().numpy()[:, :7]
+    scores = scores.detach().cpu().numpy() if scores is not None else [None] * len(boxes)
+    labels = labels.detach().cpu().numpy() if labels is not None else [None] * len(boxes)
+    rows = sorted(zip(boxes.tolist(), scores, labels), key=lambda r: -(r[1] if r[1] is not None else 0.0))
+    return [{"box": b, "score": None if sc is None else float(sc), "label": None if lb is None else int(lb)}
+            for b, sc, lb in rows[:limit]]
 
 
 def _load(spec, args):

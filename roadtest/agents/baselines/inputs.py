@@ -39,8 +39,11 @@ def jpeg_roundtrip(bgra: np.ndarray, quality: int = JPEG_QUALITY) -> np.ndarray:
 
 
 def solve_geo_reference(world_xy: Sequence[float], lat: float, lon: float) -> tuple[float, float]:
-    """(lat_ref, lon_ref) that makes gps_to_location map the route's first GNSS fix onto its first CARLA point
-    (their agents solve the same two equations with scipy's fsolve from (0, 0))."""
+    """(lat_ref, lon_ref) from the route's first GNSS fix and CARLA point, as their agents solve it (the same two
+    equations, scipy's fsolve from (0, 0)). Their x equation multiplies the CARLA x by lat_ref, so away from
+    lat 0 the solution puts the first point at x = 0 (y is matched): positions are shifted, differences kept."""
+    import warnings
+
     from scipy.optimize import fsolve
 
     locx, locy = float(world_xy[0]), float(world_xy[1])
@@ -52,7 +55,9 @@ def solve_geo_reference(world_xy: Sequence[float], lat: float, lon: float) -> tu
                 math.log(math.tan((lat + 90) * math.pi / 360)) * EARTH_RADIUS * c + locy
                 - c * EARTH_RADIUS * math.log(math.tan((90 + x) * math.pi / 360))]
 
-    sol = fsolve(equations, [0.0, 0.0])
+    with warnings.catch_warnings():  # fsolve's "not making good progress": the same answer theirs gets
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sol = fsolve(equations, [0.0, 0.0])
     return float(sol[0]), float(sol[1])
 
 
