@@ -30,10 +30,12 @@ class ModelClient:
         self.url = url.rstrip("/")
         self.timeout = float(timeout)
         self.token = token
+        self.last_request_bytes = 0  # size of the last request body (the images dominate)
 
     def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None,
               timeout: float | None = None) -> dict[str, Any]:
         data = None if body is None else json.dumps({"protocol": PROTOCOL, **body}).encode()
+        self.last_request_bytes = len(data or b"")
         req = urllib.request.Request(self.url + path, data=data, method=method)
         req.add_header("Content-Type", "application/json")
         if self.token:

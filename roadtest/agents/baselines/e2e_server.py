@@ -207,6 +207,11 @@ def make_server(model, host="127.0.0.1", port=0, token=None, name="model"):
                 if request.get("protocol") != PROTOCOL:
                     self._send(400, {"error": "protocol %r, this server speaks %r" % (request.get("protocol"), PROTOCOL)})
                     return
+                session = request.get("session")
+                if path == "/infer" and session is not None and state["session"] not in (None, session):
+                    self._send(409, {"error": "session %r is not this server's current session %r: one run per "
+                                              "server at a time (max_concurrency: 1)" % (session, state["session"])})
+                    return
                 start = time.perf_counter()
                 with lock:
                     if path == "/reset":

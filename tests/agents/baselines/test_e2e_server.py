@@ -194,6 +194,10 @@ def test_token_protocol_and_health(serve):
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(req, timeout=2)
     assert info.value.code == 400 and "this server speaks 'roadtest-e2e/1'" in info.value.read().decode()
+    client = ModelClient(url, 2, token="s3cret")
+    client.reset({"session": "run-a"})
+    with pytest.raises(ModelServerError, match="answered 409: session 'run-b' is not this server's current session"):
+        client.infer({"session": "run-b"})
     with pytest.raises(SystemExit, match="without a token"):
         make_server(model, "0.0.0.0", 0, None)
 
