@@ -210,3 +210,13 @@ def test_agent_config_on_the_command_line(repo_root, tmp_path):
                          capture_output=True, text=True, cwd=repo_root, timeout=120)
     assert out.returncode == 2 and "uniad.yaml: throttle_cut: expected auto, null or a speed in m/s, got 'fast'" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_the_server_script_is_python_3_8_and_stdlib_only_at_import():
+    import ast
+
+    path = HERE.parents[2] / "roadtest" / "agents" / "baselines" / "e2e_server.py"
+    tree = ast.parse(path.read_text(), str(path), feature_version=(3, 8))  # Bench2DriveZoo's env is 3.8
+    top = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    top |= {n.module.split(".")[0] for n in tree.body if isinstance(n, ast.ImportFrom) and n.module}
+    assert top <= set(sys.stdlib_module_names) | {"__future__"}, top
