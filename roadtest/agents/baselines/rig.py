@@ -14,23 +14,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from roadtest.agents.baselines.e2e_server import CAMERAS
+from roadtest.sim.embedded.render.rigs import UNIAD_RIG  # the one definition of the six mounts
 
 __all__ = ["CAMERAS", "UNIAD_RIG", "LIDAR_ORIGIN", "lidar2ego", "intrinsics", "cam2ego", "lidar2cam", "lidar2img",
            "calibration"]
 
 LIDAR_ORIGIN = (-0.39, 0.0, 1.84)  # m, in the right-handed ego frame (x forward, y left, z up)
-
-try:  # the camera renderer's rig is the one definition once it is on the branch
-    from roadtest.sim.embedded.render.rigs import UNIAD_RIG
-except ImportError:  # until then the same six mounts (Bench2DriveZoo team_code agents' sensors())
-    UNIAD_RIG = [
-        {"type": "sensor.camera.rgb", "id": cid, "x": x, "y": y, "z": 1.60, "roll": 0.0, "pitch": 0.0, "yaw": yaw,
-         "width": 1600, "height": 900, "fov": fov}
-        for cid, x, y, yaw, fov in (("CAM_FRONT", 0.80, 0.0, 0.0, 70), ("CAM_FRONT_LEFT", 0.27, -0.55, -55.0, 70),
-                                    ("CAM_FRONT_RIGHT", 0.27, 0.55, 55.0, 70), ("CAM_BACK", -2.0, 0.0, 180.0, 110),
-                                    ("CAM_BACK_LEFT", -0.32, -0.55, -110.0, 70),
-                                    ("CAM_BACK_RIGHT", -0.32, 0.55, 110.0, 70))]
-
 
 def lidar2ego() -> np.ndarray:
     """4x4 lidar -> ego (x forward, y left, z up): lidar x is ego -y (right), lidar y is ego x (forward)."""
