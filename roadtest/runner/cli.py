@@ -81,14 +81,16 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None) -> list[Job]:
+              timeout: float, backend: str, trace_csv: Path | None = None,
+              backend_options: dict[str, Any] | None = None) -> list[Job]:
     """Every (variant, seed, agent) run, in target order then seed order."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None))
+                            trace_csv=str(trace_csv) if trace_csv else None,
+                            extra={"backend_options": dict(backend_options)} if backend_options else {}))
     return jobs
 
 
@@ -118,13 +120,19 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
-                address: str | None = None, retries: int | None = None) -> int:
+                address: str | None = None, retries: int | None = None,
+                backend_options: dict[str, Any] | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
     _check(seeds, tick, workers, timeout, backend, executor)
+    if backend_options and backend != "carla":
+        raise UserError(f"--carla-*: only with --backend carla, not {backend!r}")
+    from roadtest.runner.episode import simulator_class
+
+    simulator_class(backend).preflight(**(backend_options or {}))  # an unreachable server: exit 2 before any run
     if agent:
         from roadtest.agents.registry import agent_class
 
@@ -148,7 +156,8 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
     print(f"roadtest: results in {out}", file=sys.stderr)
-    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv,
+                     backend_options)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:

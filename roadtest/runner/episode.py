@@ -73,9 +73,9 @@ def simulator_class(backend: str) -> type:
         raise UserError(f"backend {backend!r} is not available ({e})") from e
 
 
-def simulator_for(backend: str):
-    """A Simulator instance for `backend` (see simulator_class)."""
-    return simulator_class(backend)()
+def simulator_for(backend: str, options: dict[str, Any] | None = None):
+    """A Simulator instance for `backend` (see simulator_class), built with the backend's options."""
+    return simulator_class(backend)(**(options or {}))
 
 
 def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
@@ -117,15 +117,22 @@ def _why(e: BaseException) -> str:
 
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
-                deadline: float | None = None, trace_csv: str | None = None) -> Trace:
+                deadline: float | None = None, trace_csv: str | None = None,
+                backend_options: dict[str, Any] | None = None) -> Trace:
     """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
     from roadtest.errors import UserError
 
     try:
-        sim = simulator_for(backend).load(bundle, seed, settings)
+        simulator = simulator_for(backend, backend_options)
+    except UserError as e:
+        raise EpisodeError("invalid", str(e)) from e
+    try:
+        sim = simulator.load(bundle, seed, settings)
     except UserError as e:  # the scenario file is wrong (located message): the user's to fix, not a crash
+        simulator.close()
         raise EpisodeError("invalid", str(e)) from e
     except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
+        simulator.close()
         raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
     agent = None
     try:
@@ -183,6 +190,10 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             sim.close()
         except Exception:  # noqa: BLE001
             pass
+        try:
+            simulator.close()
+        except Exception:  # noqa: BLE001
+            pass
     trace = sim.trace
     trace.info.setdefault("seed", seed)
     trace.info["agent"] = agent_name
@@ -208,7 +219,8 @@ def reference_trace(job: Job, bundle) -> tuple[Trace | None, str | None]:
 
         if REFERENCE_AGENT not in AGENTS:
             return None, "no expert agent registered: no reference trace"
-        trace = run_episode(bundle, job.seed, REFERENCE_AGENT, SimSettings(tick=job.tick), job.backend)
+        trace = run_episode(bundle, job.seed, REFERENCE_AGENT, SimSettings(tick=job.tick), job.backend,
+                            backend_options=job.extra.get("backend_options"))
     except Exception as e:  # noqa: BLE001 - the reference is optional; the run still scores without it
         return None, f"reference (expert) run failed: {e}"
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.gz")
@@ -251,7 +263,8 @@ def execute_run(job: Job) -> dict[str, Any]:
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
-                            deadline=start + job.timeout, trace_csv=job.trace_csv)
+                            deadline=start + job.timeout, trace_csv=job.trace_csv,
+                            backend_options=job.extra.get("backend_options"))
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace

@@ -1,0 +1,89 @@
+"""CarlaSimulator: the connection to one CARLA server and the settings that outlive runs.
+
+Construction only checks the options; preflight() (before a suite) and load() connect: a fast TCP probe, the
+real `carla` client (never roadtest's stand-in), the client timeout (60 s, around map loads), the version check,
+scenario_runner's code. Every K runs (restart_every) the client reconnects, so a long suite does not carry a
+degraded connection; a server that died is a BackendError, recorded by the runner as sim_error (infrastructure).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roadtest.errors import BackendError, UserError
+from roadtest.sim.api import SimSettings, Simulator
+
+__all__ = ["CarlaSimulator"]
+
+
+class CarlaSimulator(Simulator):
+    """CARLA 0.9.16 through scenario_runner; `weather` picks the Environment mapping (see sim/carla/weather.py)."""
+
+    name = "carla"
+
+    def __init__(self, host: str | None = None, port: int | None = None, tm_port: int | None = None,
+                 weather: str = "roadtest", timeout: float | None = None, record_dir: str | None = None,
+                 restart_every: int = 0):
+        from roadtest.sim.carla.connect import parse_endpoint
+        from roadtest.sim.carla.weather import MAPPINGS
+
+        self.endpoint = parse_endpoint(host, port, tm_port, timeout)
+        if weather not in MAPPINGS:
+            raise UserError(f"--carla-weather {weather!r}: expected one of {', '.join(MAPPINGS)}")
+        self.weather, self.record_dir, self.restart_every = weather, record_dir, int(restart_every)
+        self._client: Any = None
+        self._carla: Any = None
+        self._runs = 0
+        self.server_version: str | None = None
+
+    @classmethod
+    def sensor_types(cls) -> frozenset[str]:
+        from roadtest.sim.carla.sensors import SENSOR_TYPES
+
+        return SENSOR_TYPES
+
+    @classmethod
+    def preflight(cls, **options: Any) -> None:
+        """Refuse, before any run, an unreachable server, a missing or stand-in `carla`, a version mismatch, a
+        missing scenario_runner (all UserErrors: exit 2)."""
+        sim = cls(**options)
+        try:
+            sim.connect()
+        except BackendError as e:
+            raise UserError(f"CARLA server at {sim.endpoint.host}:{sim.endpoint.port} is not usable: {e}") from e
+        finally:
+            sim.close()
+        from roadtest.sim.carla.storyboard import load_srunner
+
+        load_srunner()
+
+    def connect(self) -> Any:
+        """The client, connected and checked (reused until restart_every runs have used it)."""
+        from roadtest.sim.carla.connect import health_check, import_carla, probe
+
+        if self._client is not None and not (self.restart_every and self._runs >= self.restart_every):
+            return self._client
+        self._client, self._runs = None, 0
+        probe(self.endpoint)
+        carla = import_carla()
+        client = carla.Client(self.endpoint.host, self.endpoint.port)
+        client.set_timeout(self.endpoint.timeout)
+        self.server_version = health_check(client)
+        self._carla, self._client = carla, client
+        return client
+
+    def load(self, bundle: Any, seed: int = 0, settings: SimSettings | None = None):
+        from roadtest.sim.carla.simulation import CarlaSimulation
+        from roadtest.sim.carla.storyboard import load_srunner
+
+        sr = load_srunner()
+        client = self.connect()
+        self._runs += 1
+        try:
+            return CarlaSimulation(self, self._carla, sr, client, bundle, seed, settings or SimSettings())
+        except RuntimeError as e:  # LibCarla: timeout, lost connection, a map the server rejects
+            self._client = None
+            raise BackendError(f"CARLA server {self.endpoint.host}:{self.endpoint.port}: {e}") from e
+
+    def close(self) -> None:
+        self._client = None
