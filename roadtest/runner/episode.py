@@ -262,9 +262,11 @@ def execute_run(job: Job) -> dict[str, Any]:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
+        options = dict(job.extra.get("backend_options") or {})
+        if job.backend == "carla":
+            options["record_dir"] = str(run_dir)  # CARLA's recorder file beside the trace
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
-                            deadline=start + job.timeout, trace_csv=job.trace_csv,
-                            backend_options=job.extra.get("backend_options"))
+                            deadline=start + job.timeout, trace_csv=job.trace_csv, backend_options=options)
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace

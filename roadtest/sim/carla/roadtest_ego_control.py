@@ -16,12 +16,15 @@ from typing import Any
 
 __all__ = ["RoadtestEgoControl", "MAILBOXES", "post"]
 
-MAILBOXES: dict[str, list[Any]] = {}
+CANONICAL = "roadtest.sim.carla.roadtest_ego_control"
+if __name__ == CANONICAL:
+    MAILBOXES: dict[str, list[Any]] = {}
 
-
-def post(mailbox: str, control: Any) -> None:
-    """Hand the ego's next carla.VehicleControl (None: the default controller drives) to the controller."""
-    MAILBOXES.setdefault(mailbox, [None])[0] = control
+    def post(mailbox: str, control: Any) -> None:
+        """Hand the ego's next carla.VehicleControl (None: the default controller drives) to the controller."""
+        MAILBOXES.setdefault(mailbox, [None])[0] = control
+else:  # scenario_runner imports this file by path, as a top-level module: share the package module's mailboxes
+    from roadtest.sim.carla.roadtest_ego_control import MAILBOXES, post  # noqa: F401
 
 
 class RoadtestEgoControl:
