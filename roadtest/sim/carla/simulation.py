@@ -18,7 +18,7 @@ from roadtest.errors import BackendError
 from roadtest.sim.api import Control, Event, LanePos, SimSettings, Simulation, Termination, WorldState
 from roadtest.sim.carla import roadtest_ego_control as ego_control
 from roadtest.sim.carla.sensors import SensorRig, forward_speed
-from roadtest.sim.carla.state import actor_kind, actor_state, light_state
+from roadtest.sim.carla.state import actor_kind, actor_state, box_centre, light_state
 
 __all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS"]
 
@@ -179,7 +179,7 @@ class CarlaSimulation(Simulation):
             if s is None:
                 continue
             tf = s.get_transform()
-            centre = tf.transform(self._carla.Location(actor.bounding_box.location))
+            centre = box_centre(self._carla, tf, actor.bounding_box.location)
             actors.append(actor_state(aid, role, actor_kind(tid, actor.attributes), tf, s.get_velocity(),
                                       s.get_acceleration(), s.get_angular_velocity(), actor.bounding_box.extent,
                                       self._locate, centre=centre))

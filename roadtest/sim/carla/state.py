@@ -13,7 +13,7 @@ from typing import Any, Callable
 from roadtest.sim.api import ActorState, LanePos
 from roadtest.sim.carla.frames import location_from_carla, vector_from_carla, yaw_from_carla
 
-__all__ = ["actor_kind", "actor_state", "light_state"]
+__all__ = ["actor_kind", "actor_state", "light_state", "box_centre"]
 
 _BASE_TYPES = {"car": "car", "truck": "truck", "van": "car", "bus": "bus", "motorcycle": "motorcycle",
                "bicycle": "bicycle"}
@@ -54,3 +54,10 @@ def actor_state(actor_id: str, role: str, kind: str, transform: Any, velocity: A
                       yaw_rate=-math.radians(angular_velocity.z),  # CARLA's z rate is clockwise seen from above
                       length=2.0 * extent.x, width=2.0 * extent.y, height=2.0 * extent.z,
                       lane=locate(x, y, h) if locate is not None else None, siren=siren)
+
+
+def box_centre(carla: Any, transform: Any, box_location: Any) -> Any:
+    """The world location (CARLA frame) of a bounding box's centre given in the actor's frame."""
+    loc = carla.Location(box_location.x, box_location.y, box_location.z)
+    out = transform.transform(loc)
+    return loc if out is None else out  # before 0.9.14 transform() worked in place and returned None
