@@ -53,7 +53,9 @@ def load_srunner(root: str | None = None) -> SimpleNamespace:
         sys.path.insert(0, root)
     try:
         ns = {name: getattr(importlib.import_module(mod), name) for name, mod in SRUNNER_MODULES.items()}
-        ns["py_trees"] = importlib.import_module("py_trees")
+        import py_trees
+
+        ns["py_trees"] = py_trees
     except ImportError as e:
         raise UserError(f"scenario_runner at {root} does not import ({e}); pip install 'roadtest[carla]' brings its "
                         "Python dependencies") from e

@@ -58,6 +58,7 @@ class _Vehicle:
 def srunner(real_carla):
     sys.path.insert(0, ROOT)
     sys.path.append(str(Path(ROOT) / "srunner" / "tests" / "carla_mocks"))  # its `agents`; the real carla comes first
+    import importlib
     import importlib.util
     import types
 
@@ -67,10 +68,10 @@ def srunner(real_carla):
         stub = types.ModuleType("agents.navigation.constant_velocity_agent")
         stub.ConstantVelocityAgent = type("ConstantVelocityAgentStandIn", (), {})
         sys.modules[stub.__name__] = stub
-    from srunner.scenariomanager.actorcontrols.actor_control import ActorControl
-    from srunner.scenariomanager.scenarioatomics.atomic_behaviors import UpdateAllActorControls
-
-    yield ActorControl, UpdateAllActorControls
+    # scenario_runner is a checkout on sys.path, not an installed distribution
+    ActorControl = importlib.import_module("srunner.scenariomanager.actorcontrols.actor_control").ActorControl
+    atomics = importlib.import_module("srunner.scenariomanager.scenarioatomics.atomic_behaviors")
+    yield ActorControl, atomics.UpdateAllActorControls
     sys.path.remove(ROOT)
 
 
