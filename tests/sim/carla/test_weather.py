@@ -11,16 +11,18 @@ from roadtest.errors import UserError
 from roadtest.sim.api import Environment
 from roadtest.sim.carla import weather
 
-carla = pytest.importorskip("carla", reason="the carla wheel (pip install 'roadtest[carla]') brings the real types")
-if not hasattr(carla, "WeatherParameters") or not hasattr(carla, "Client"):
-    pytest.skip("only roadtest's stand-in `carla` is importable", allow_module_level=True)
+
+
+@pytest.fixture()
+def carla(real_carla):
+    return real_carla
 
 RAINY_FOG = Environment(cloudiness=0.75, precipitation="rain", precipitation_intensity=0.4, fog_visual_range=200.0,
                         sun_elevation=math.radians(30.0), sun_azimuth=math.radians(120.0), sun_intensity=0.6,
                         time_of_day="2026-03-20T12:00:00")
 
 
-def test_scenario_runner_mapping_matches_its_parser():
+def test_scenario_runner_mapping_matches_its_parser(carla):
     w = weather.weather_parameters(carla, RAINY_FOG, "scenario_runner")
     assert isinstance(w, carla.WeatherParameters)
     # scenario_runner: cloudiness = 100 - 100*intensity; fog density 100 below 1 km; rain -> deposits 100
@@ -37,7 +39,7 @@ def test_scenario_runner_mapping_matches_its_parser():
     assert snow.precipitation == 0.0 and snow.wetness == 0.0  # its snow test reads a wrong attribute: nothing
 
 
-def test_roadtest_mapping_uses_cloud_cover_graded_fog_and_the_sun_from_the_time():
+def test_roadtest_mapping_uses_cloud_cover_graded_fog_and_the_sun_from_the_time(carla):
     w = weather.weather_parameters(carla, RAINY_FOG, "roadtest")
     assert w.cloudiness == pytest.approx(75.0)  # the cloud cover itself, not the sun's intensity
     assert w.precipitation == pytest.approx(40.0) and w.precipitation_deposits == pytest.approx(40.0)
