@@ -56,3 +56,20 @@ def test_a_stand_in_carla_is_refused(monkeypatch):
     monkeypatch.setitem(sys.modules, "carla", fake)
     with pytest.raises(UserError, match="roadtest's stand-in"):
         import_carla()
+
+
+def test_recorder_file_of_a_run_folder(tmp_path):
+    from roadtest.errors import UserError
+    from roadtest.sim.api import Trace
+    from roadtest.sim.carla.replay import recorder_file
+
+    with pytest.raises(UserError, match="no trace.json.gz"):
+        recorder_file(tmp_path)
+    Trace(info={"backend": "embedded"}).save(tmp_path / "trace.json.gz")
+    with pytest.raises(UserError, match="not a CARLA run"):
+        recorder_file(tmp_path)
+    Trace(info={"carla_recorder": "/elsewhere/carla_recorder.log"}).save(tmp_path / "trace.json.gz")
+    with pytest.raises(UserError, match="is missing"):
+        recorder_file(tmp_path)
+    (tmp_path / "carla_recorder.log").write_bytes(b"CARLA")
+    assert recorder_file(tmp_path) == tmp_path / "carla_recorder.log"  # a moved results folder still finds it
