@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
     p.add_argument("--carla-host", default=None, metavar="HOST[:PORT]",
                    help="CARLA server host, optionally with its RPC port (with --backend carla; default localhost).")
-    p.add_argument("--carla-port", type=int, default=None, metavar="PORT", help="CARLA server RPC port (default 2000).")
+    p.add_argument("--carla-port", default=None, metavar="PORT[,PORT...]",
+                   help="CARLA server RPC port (default 2000); several servers as 2000,2003,... (one per worker).")
     p.add_argument("--carla-tm-port", type=int, default=None, metavar="PORT",
                    help="CARLA Traffic Manager port (default 8000).")
     p.add_argument("--carla-weather", default=None, metavar="MAPPING",

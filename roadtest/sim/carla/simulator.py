@@ -21,13 +21,20 @@ class CarlaSimulator(Simulator):
 
     name = "carla"
 
-    def __init__(self, host: str | None = None, port: int | None = None, tm_port: int | None = None,
+    def __init__(self, host: str | None = None, port: int | str | None = None, tm_port: int | None = None,
                  weather: str = "roadtest", timeout: float | None = None, record_dir: str | None = None,
                  restart_every: int = 0):
         from roadtest.sim.carla.connect import parse_endpoint
+        from roadtest.sim.carla.pool import server_ports
         from roadtest.sim.carla.weather import MAPPINGS
 
-        self.endpoint = parse_endpoint(host, port, tm_port, timeout)
+        first = parse_endpoint(host, None, tm_port, timeout)
+        if ":" in (host or "") and port is None:
+            port = first.port
+        ports = server_ports(port, first.port)
+        self.endpoints = [parse_endpoint(first.host, p, first.tm_port + (p - ports[0]), first.timeout) for p in ports]
+        self.endpoint = self.endpoints[0]  # the leased one once connected
+        self._lease = None
         if weather not in MAPPINGS:
             raise UserError(f"--carla-weather {weather!r}: expected one of {', '.join(MAPPINGS)}")
         self.weather, self.record_dir, self.restart_every = weather, record_dir, int(restart_every)
@@ -47,22 +54,32 @@ class CarlaSimulator(Simulator):
         """Refuse, before any run, an unreachable server, a missing or stand-in `carla`, a version mismatch, a
         missing scenario_runner (all UserErrors: exit 2)."""
         sim = cls(**options)
-        try:
-            sim.connect()
-        except BackendError as e:
-            raise UserError(f"CARLA server at {sim.endpoint.host}:{sim.endpoint.port} is not usable: {e}") from e
-        finally:
-            sim.close()
+        for ep in sim.endpoints:
+            sim.endpoint = ep
+            try:
+                sim._open()
+            except BackendError as e:
+                raise UserError(f"CARLA server at {ep.host}:{ep.port} is not usable: {e}") from e
+            finally:
+                sim._client = None
         from roadtest.sim.carla.storyboard import load_srunner
 
         load_srunner()
 
     def connect(self) -> Any:
-        """The client, connected and checked (reused until restart_every runs have used it)."""
-        from roadtest.sim.carla.connect import health_check, import_carla, probe
+        """The client of a leased server, connected and checked (reused until restart_every runs have used it)."""
+        from roadtest.sim.carla.pool import lease
 
         if self._client is not None and not (self.restart_every and self._runs >= self.restart_every):
             return self._client
+        if self._lease is None:
+            self._lease = lease(self.endpoints[0].host, [ep.port for ep in self.endpoints])
+            self.endpoint = self.endpoints[self._lease.index]
+        return self._open()
+
+    def _open(self) -> Any:
+        from roadtest.sim.carla.connect import health_check, import_carla, probe
+
         self._client, self._runs = None, 0
         probe(self.endpoint)
         carla = import_carla()
@@ -87,3 +104,6 @@ class CarlaSimulator(Simulator):
 
     def close(self) -> None:
         self._client = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
