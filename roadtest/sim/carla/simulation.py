@@ -14,13 +14,13 @@ import queue
 from pathlib import Path
 from typing import Any, Mapping
 
-from roadtest.errors import BackendError
+from roadtest.errors import BackendError, UserError
 from roadtest.sim.api import Control, Event, LanePos, SimSettings, Simulation, Termination, WorldState
 from roadtest.sim.carla import roadtest_ego_control as ego_control
 from roadtest.sim.carla.sensors import SensorRig, forward_speed
 from roadtest.sim.carla.state import actor_kind, actor_state, box_centre, light_state
 
-__all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS"]
+__all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS", "load_opendrive", "sync_settings"]
 
 # generate_opendrive_world: scenario_runner's own values, plus the navmesh for walkers
 OPENDRIVE_PARAMS = {"vertex_distance": 2.0, "max_road_length": 50.0, "wall_height": 1.0, "additional_width": 0.6,
@@ -39,6 +39,16 @@ def load_opendrive(carla: Any, client: Any, xodr: Path) -> Any:
         world = client.generate_opendrive_world(text, carla.OpendriveGenerationParameters(**OPENDRIVE_PARAMS),
                                                 reset_settings=False)
     return world
+
+
+def sync_settings(ws: Any, tick: float) -> Any:
+    """World settings for a run: synchronous at the bundle's tick (CARLA substeps 0.01 s x 10 cover up to 0.1 s),
+    deterministic ragdolls, rendering on (the cameras need it)."""
+    if not 0.0 < tick <= 0.1:
+        raise UserError(f"--tick {tick}: CARLA's physics substepping covers ticks up to 0.1 s")
+    ws.synchronous_mode, ws.fixed_delta_seconds, ws.deterministic_ragdolls = True, float(tick), True
+    ws.no_rendering_mode = False
+    return ws
 
 
 class CarlaSimulation(Simulation):
@@ -66,9 +76,7 @@ class CarlaSimulation(Simulation):
         try:
             if bundle.xodr:
                 self.world = load_opendrive(carla, client, Path(bundle.xodr))
-            ws = self.world.get_settings()
-            ws.synchronous_mode, ws.fixed_delta_seconds, ws.deterministic_ragdolls = True, settings.tick, True
-            self.world.apply_settings(ws)
+            self.world.apply_settings(sync_settings(self.world.get_settings(), settings.tick))
             self.tm = client.get_trafficmanager(ep.tm_port)
             self.tm.set_synchronous_mode(True)
             self.tm.set_random_device_seed(seed)
@@ -169,9 +177,10 @@ class CarlaSimulation(Simulation):
         bg = {a.id: name for name, a in (self._background.named() if self._background else [])}
         for actor in self.world.get_actors():
             tid = actor.type_id
-            if not (tid.startswith("vehicle.") or tid.startswith("walker.")):
-                continue
             role_name = actor.attributes.get("role_name", "")
+            if not (tid.startswith("vehicle.") or tid.startswith("walker.")
+                    or (tid.startswith("static.") and role_name in self._roles)):  # a scenario's MiscObject
+                continue
             role = self._roles.get(role_name, "background")
             aid = role_name if role != "background" else bg.get(actor.id, f"carla_{actor.id}")
             ids[actor.id] = aid

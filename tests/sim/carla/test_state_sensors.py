@@ -98,3 +98,17 @@ def test_frame_round_trips_are_the_identity(x, y, z, h):
     assert frames.location_from_carla(*frames.location_to_carla(x, y, z)) == (x, y, z)
     assert frames.vector_from_carla(*frames.vector_to_carla(x, y, z)) == (x, y, z)
     assert math.remainder(frames.yaw_from_carla(frames.yaw_to_carla(h)) - h, math.tau) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_world_and_map_parameters_are_what_libcarla_accepts(real_carla):
+    from roadtest.sim.carla.simulation import OPENDRIVE_PARAMS, sync_settings
+
+    p = real_carla.OpendriveGenerationParameters(**OPENDRIVE_PARAMS)
+    assert (p.vertex_distance, p.wall_height, p.additional_width) == pytest.approx((2.0, 1.0, 0.6))  # scenario_runner's
+    assert p.smooth_junctions and p.enable_mesh_visibility and p.enable_pedestrian_navigation
+    ws = sync_settings(real_carla.WorldSettings(), 0.05)
+    assert ws.synchronous_mode and ws.fixed_delta_seconds == pytest.approx(0.05) and ws.deterministic_ragdolls
+    from roadtest.errors import UserError
+
+    with pytest.raises(UserError, match="up to 0.1 s"):
+        sync_settings(real_carla.WorldSettings(), 0.2)
