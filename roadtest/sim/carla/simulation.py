@@ -120,8 +120,7 @@ class CarlaSimulation(Simulation):
         if self.settings.traffic and self.network is not None:
             self._background = spawn_traffic(carla, self._client, world, self.tm, self.network,
                                              self.meta.get("traffic") or {}, self.seed,
-                                             avoid=[(a.x, a.y) for a in self._scenario_poses()])
-            self._spawned += self._background.actors
+                                             avoid=self._scenario_poses())
         else:
             self._background = None
         bp = world.get_blueprint_library().find("sensor.other.collision")
@@ -129,14 +128,14 @@ class CarlaSimulation(Simulation):
         sensor.listen(self._events.put)
         self._spawned.append(sensor)
 
-    def _scenario_poses(self) -> list[Any]:
+    def _scenario_poses(self) -> list[tuple[float, float]]:
+        """(x, y) in roadtest's frame of the ego and every scenario actor, for traffic to keep clear of."""
         from roadtest.sim.carla.frames import location_from_carla
 
         out = []
         for actor in [*self.story.egos, *self.story.scenario.other_actors]:
             loc = actor.get_location()
-            x, y, _ = location_from_carla(loc.x, loc.y, loc.z)
-            out.append(type("P", (), {"x": x, "y": y})())
+            out.append(location_from_carla(loc.x, loc.y, loc.z)[:2])
         return out
 
     def _route_goal(self) -> tuple[float, float] | None:

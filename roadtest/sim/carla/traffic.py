@@ -73,16 +73,13 @@ def plan_traffic(net: Any, traffic: Mapping[str, Any], seed: int,
 
 @dataclass
 class Background:
-    """The spawned TM vehicles and walkers (with their AI controllers), named as the built-in simulator names them."""
+    """The spawned TM vehicles and walkers (with their AI controllers), named as the built-in simulator names them;
+    destroy() removes them in the order CARLA wants (controllers stopped first)."""
 
     carla: Any = None  # the client module
     vehicles: list[Any] = field(default_factory=list)
     walkers: list[Any] = field(default_factory=list)
     controllers: list[Any] = field(default_factory=list)
-
-    @property
-    def actors(self) -> list[Any]:
-        return []  # destroyed by destroy(), in the order CARLA wants (controllers stopped first)
 
     def named(self) -> list[tuple[str, Any]]:
         return ([(f"traffic_{i}", v) for i, v in enumerate(self.vehicles)]
@@ -102,12 +99,12 @@ def _transform(carla: Any, slot: Slot, lift: float) -> Any:
 
 
 def spawn_traffic(carla: Any, client: Any, world: Any, tm: Any, net: Any, traffic: Mapping[str, Any], seed: int,
-                  avoid: Iterable[Any] = ()) -> Background:
+                  avoid: Iterable[tuple[float, float]] = ()) -> Background:
     """Spawn the plan: TM autopilot vehicles (4-wheeled car blueprints, sorted, picked by the seeded RNG) and
     walkers with controller.ai.walker heading to navmesh points."""
     rng = np.random.default_rng(seed + 1)
     vslots, wslots = plan_traffic(net, traffic, int(traffic.get("seed", seed) or seed),
-                                  [(p.x, p.y) for p in avoid])
+                                  avoid)
     lib = world.get_blueprint_library()
     cars = sorted((b for b in lib.filter("vehicle.*") if int(b.get_attribute("number_of_wheels").as_int()) == 4),
                   key=lambda b: b.id)

@@ -56,8 +56,10 @@ class _Vehicle:
 
 @pytest.fixture()
 def srunner(real_carla):
+    mocks = str(Path(ROOT) / "srunner" / "tests" / "carla_mocks")
+    before = set(sys.modules)
     sys.path.insert(0, ROOT)
-    sys.path.append(str(Path(ROOT) / "srunner" / "tests" / "carla_mocks"))  # its `agents`; the real carla comes first
+    sys.path.append(mocks)  # its `agents`; the real carla, earlier on the path, still wins
     import importlib
     import importlib.util
     import types
@@ -73,6 +75,10 @@ def srunner(real_carla):
     atomics = importlib.import_module("srunner.scenariomanager.scenarioatomics.atomic_behaviors")
     yield ActorControl, atomics.UpdateAllActorControls
     sys.path.remove(ROOT)
+    sys.path.remove(mocks)
+    for name in set(sys.modules) - before:  # later tests see neither scenario_runner nor that `agents`
+        if name.split(".")[0] in ("srunner", "agents", "py_trees", "roadtest_ego_control"):
+            del sys.modules[name]
 
 
 def test_scenario_runner_loads_the_module_and_the_agent_drives(srunner, real_carla, smoke_bundles):
