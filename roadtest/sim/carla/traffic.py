@@ -88,7 +88,7 @@ class Background:
     def destroy(self, client: Any) -> None:
         for c in self.controllers:
             c.stop()
-        client.apply_batch_sync([self.carla.command.DestroyActor(a) for a in [*self.controllers, *self.walkers,
+        client.apply_batch_sync([self.carla.command.DestroyActor(a.id) for a in [*self.controllers, *self.walkers,
                                                                          *self.vehicles]], True)
         self.vehicles, self.walkers, self.controllers = [], [], []
 
