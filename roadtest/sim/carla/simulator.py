@@ -2,8 +2,9 @@
 
 Construction only checks the options; preflight() (before a suite) and load() connect: a fast TCP probe, the
 real `carla` client (never roadtest's stand-in), the client timeout (60 s, around map loads), the version check,
-scenario_runner's code. Every K runs (restart_every) the client reconnects, so a long suite does not carry a
-degraded connection; a server that died is a BackendError, recorded by the runner as sim_error (infrastructure).
+scenario_runner's code. The runner builds one CarlaSimulator per run, so every run starts on a fresh connection
+(after a server crash too, once the server is back: compose restarts it); a server that dies mid-run is a
+BackendError, recorded by the runner as sim_error (infrastructure), never as the agent's failure.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ class CarlaSimulator(Simulator):
     name = "carla"
 
     def __init__(self, host: str | None = None, port: int | str | None = None, tm_port: int | None = None,
-                 weather: str = "roadtest", timeout: float | None = None, record_dir: str | None = None,
-                 restart_every: int = 0):
+                 weather: str = "roadtest", timeout: float | None = None, record_dir: str | None = None):
         from roadtest.sim.carla.connect import parse_endpoint
         from roadtest.sim.carla.pool import server_ports
         from roadtest.sim.carla.weather import MAPPINGS
@@ -37,10 +37,9 @@ class CarlaSimulator(Simulator):
         self._lease = None
         if weather not in MAPPINGS:
             raise UserError(f"--carla-weather {weather!r}: expected one of {', '.join(MAPPINGS)}")
-        self.weather, self.record_dir, self.restart_every = weather, record_dir, int(restart_every)
+        self.weather, self.record_dir = weather, record_dir
         self._client: Any = None
         self._carla: Any = None
-        self._runs = 0
         self.server_version: str | None = None
 
     @classmethod
@@ -67,10 +66,10 @@ class CarlaSimulator(Simulator):
         load_srunner()
 
     def connect(self) -> Any:
-        """The client of a leased server, connected and checked (reused until restart_every runs have used it)."""
+        """The client of a leased server, connected and checked (reused by this simulator's later runs)."""
         from roadtest.sim.carla.pool import lease
 
-        if self._client is not None and not (self.restart_every and self._runs >= self.restart_every):
+        if self._client is not None:
             return self._client
         if self._lease is None:
             self._lease = lease(self.endpoints[0].host, [ep.port for ep in self.endpoints])
@@ -80,7 +79,7 @@ class CarlaSimulator(Simulator):
     def _open(self) -> Any:
         from roadtest.sim.carla.connect import health_check, import_carla, probe
 
-        self._client, self._runs = None, 0
+        self._client = None
         probe(self.endpoint)
         carla = import_carla()
         client = carla.Client(self.endpoint.host, self.endpoint.port)
@@ -95,7 +94,6 @@ class CarlaSimulator(Simulator):
 
         sr = load_srunner()
         client = self.connect()
-        self._runs += 1
         try:
             return CarlaSimulation(self, self._carla, sr, client, bundle, seed, settings or SimSettings())
         except RuntimeError as e:  # LibCarla: timeout, lost connection, a map the server rejects
