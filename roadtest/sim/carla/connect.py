@@ -75,8 +75,8 @@ def probe(ep: Endpoint, timeout: float = PROBE_TIMEOUT) -> None:
             pass
     except OSError as e:
         raise UserError(f"no CARLA server at {ep.host}:{ep.port} ({e.strerror or e}); start one "
-                        "(CarlaUE4.sh -RenderOffScreen -carla-rpc-port=PORT, or docker/README) or pass --carla-host/"
-                        "--carla-port") from None
+                        "(CarlaUE4.sh -RenderOffScreen -carla-rpc-port=PORT, or docker/compose.yaml; README: Running on "
+                        "CARLA) or pass --carla-host/--carla-port") from None
 
 
 def health_check(client: Any) -> str:
