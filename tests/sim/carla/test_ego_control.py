@@ -57,6 +57,8 @@ class _Vehicle:
 @pytest.fixture()
 def srunner(real_carla):
     mocks = str(Path(ROOT) / "srunner" / "tests" / "carla_mocks")
+    # an earlier test may have imported roadtest's stand-in `agents` (leaderboard_compat): set it aside
+    stand_ins = {k: sys.modules.pop(k) for k in list(sys.modules) if k == "agents" or k.startswith("agents.")}
     before = set(sys.modules)
     sys.path.insert(0, ROOT)
     sys.path.append(mocks)  # its `agents`; the real carla, earlier on the path, still wins
@@ -79,6 +81,7 @@ def srunner(real_carla):
     for name in set(sys.modules) - before:  # later tests see neither scenario_runner nor that `agents`
         if name.split(".")[0] in ("srunner", "agents", "py_trees", "roadtest_ego_control"):
             del sys.modules[name]
+    sys.modules.update(stand_ins)
 
 
 def test_scenario_runner_loads_the_module_and_the_agent_drives(srunner, real_carla, smoke_bundles):
