@@ -84,7 +84,7 @@ def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, see
               timeout: float, backend: str, trace_csv: Path | None = None,
               extra: dict[str, Any] | None = None, agent_config: Path | None = None) -> list[Job]:
     """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving,
-    server limits) goes to every job."""
+    server limits, the backend's options) goes to every job."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
@@ -122,7 +122,8 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
-                save_sensors: bool = False, agent_config: Path | None = None) -> int:
+                save_sensors: bool = False, agent_config: Path | None = None,
+                backend_options: dict[str, Any] | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
@@ -134,6 +135,11 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     from roadtest.runner.summary import Progress, write_summary
 
     _check(seeds, tick, workers, timeout, backend, executor)
+    if backend_options and backend != "carla":
+        raise UserError(f"--carla-*: only with --backend carla, not {backend!r}")
+    from roadtest.runner.episode import simulator_class
+
+    simulator_class(backend).preflight(**(backend_options or {}))  # an unreachable server: exit 2 before any run
     if agent:
         from roadtest.agents.registry import agent_class
 
@@ -172,6 +178,8 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         extra["sensors"] = [s for name in cameras for s in rig_specs(name)]
     if save_sensors:
         extra["save_sensors"] = True
+    if backend_options:
+        extra["backend_options"] = dict(backend_options)
     jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
                      agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
