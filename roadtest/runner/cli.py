@@ -81,18 +81,17 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None, agent_config: Path | None = None,
-              extra: dict[str, Any] | None = None) -> list[Job]:
-    """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving)
-    goes to every job."""
+              timeout: float, backend: str, trace_csv: Path | None = None,
+              extra: dict[str, Any] | None = None, agent_config: Path | None = None) -> list[Job]:
+    """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving,
+    server limits, the backend's options) goes to every job."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None,
-                            agent_config=str(Path(agent_config).resolve()) if agent_config else None,
-                            extra=dict(extra or {})))
+                            trace_csv=str(trace_csv) if trace_csv else None, extra=dict(extra or {}),
+                            agent_config=str(Path(agent_config).resolve()) if agent_config else None))
     return jobs
 
 
@@ -123,17 +122,24 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
-                save_sensors: bool = False, agent_config: Path | None = None) -> int:
+                save_sensors: bool = False, agent_config: Path | None = None,
+                backend_options: dict[str, Any] | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
     `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
-    `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png."""
+    `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png;
+    `agent_config` is the agent's config file."""
     limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
     _check(seeds, tick, workers, timeout, backend, executor)
+    if backend_options and backend != "carla":
+        raise UserError(f"--carla-*: only with --backend carla, not {backend!r}")
+    from roadtest.runner.episode import simulator_class
+
+    simulator_class(backend).preflight(**(backend_options or {}))  # an unreachable server: exit 2 before any run
     if agent:
         from roadtest.agents.registry import agent_class
 
@@ -172,8 +178,10 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         extra["sensors"] = [s for name in cameras for s in rig_specs(name)]
     if save_sensors:
         extra["save_sensors"] = True
-    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv,
-                     agent_config, extra)
+    if backend_options:
+        extra["backend_options"] = dict(backend_options)
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
+                     agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:
