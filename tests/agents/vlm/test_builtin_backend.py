@@ -10,8 +10,6 @@ import pytest
 
 from conftest import REPO
 
-pytest.importorskip("moderngl")
-
 
 def _faces():
     from roadtest.signs.faces import COUNTRIES, face_ids, sign_face
