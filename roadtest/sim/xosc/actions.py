@@ -16,7 +16,8 @@ __all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]
 PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetAction", "LongitudinalDistanceAction",
            "LateralDistanceAction", "AssignRouteAction", "FollowTrajectoryAction", "AcquirePositionAction",
            "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
-           "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction")
+           "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction",
+           "OverrideControllerValueAction", "AnimationAction")
 GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
           "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction",
           "TrafficSwarmAction", "TrafficStopAction")
@@ -101,6 +102,17 @@ class RuntimeAction(LongitudinalActions, LateralActions):
         c.entities[self.actor].properties[f"light.{kind}"] = st.get("mode", "") if st is not None else ""
         self.done = True
 
+    def _start_AnimationAction(self, c: Any) -> None:
+        """Recorded in the entity's properties (roadtest draws no animated components or gestures)."""
+        kind = "animation"
+        for x in self.el.iter("VehicleComponent", "UserDefinedComponent", "PedestrianAnimation", "PedestrianGesture",
+                              "UserDefinedAnimation", "File"):
+            kind = (x.get("vehicleComponentType") or x.get("userDefinedComponentType") or x.get("motion")
+                    or x.get("gesture") or x.get("userDefinedAnimationType") or x.get("filepath") or kind)
+        st = self.el.find("AnimationState")
+        c.entities[self.actor].properties[f"animation.{kind}"] = st.get("state", "") if st is not None else "on"
+        self.done = True
+
     def _start_ConnectTrailerAction(self, c: Any) -> None:
         c.connect_trailer(self.actor, self.el.get("trailerRef"))
         self.done = True
@@ -112,6 +124,17 @@ class RuntimeAction(LongitudinalActions, LateralActions):
     def _start_AssignControllerAction(self, c: Any) -> None:
         c.assign_controller(self.actor, self.el.find("Controller"),
                             self.el.get("activateLateral"), self.el.get("activateLongitudinal"))
+        self.done = True
+
+    def _start_OverrideControllerValueAction(self, c: Any) -> None:
+        from roadtest.sim.xosc.overrides import parse_overrides
+
+        e = c.entities[self.actor]
+        ov = parse_overrides(self.el, c.overrides.get(self.actor, {}), max_decel=e.max_decel)
+        c.overrides[self.actor] = ov
+        for k in [k for k in e.properties if k.startswith("override.")]:
+            del e.properties[k]
+        e.properties.update({f"override.{k}": str(v) for k, v in ov.items()})
         self.done = True
 
     def _start_ActivateControllerAction(self, c: Any) -> None:

@@ -6,6 +6,7 @@ import math
 from typing import Any, Callable
 
 from roadtest.errors import UnsupportedError
+from roadtest.sim.xosc.conditions_angle import ANGLE_CONDITIONS, angle_condition
 from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY
 
 __all__ = ["Condition", "Trigger", "compare", "build_trigger", "rel_distance", "CONDITIONS"]
@@ -232,6 +233,8 @@ def _value_condition(kind: str, el: Any, ctx_build: Any) -> Callable[[Any], bool
 def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]:
     """fn(ctx, triggering entity) -> bool."""
     rule = el.get("rule")
+    if kind in ANGLE_CONDITIONS:
+        return angle_condition(kind, el, eb)
     if kind == "SpeedCondition":
         v = _f(el, "value")
         return lambda c, e: compare(e.speed, v, rule)
@@ -322,7 +325,7 @@ CONDITIONS = {
     "ByEntityCondition": ("SpeedCondition", "AccelerationCondition", "RelativeSpeedCondition", "StandStillCondition",
                           "TraveledDistanceCondition", "EndOfRoadCondition", "OffroadCondition", "CollisionCondition",
                           "ReachPositionCondition", "DistanceCondition", "RelativeDistanceCondition",
-                          "TimeHeadwayCondition", "TimeToCollisionCondition"),
+                          "TimeHeadwayCondition", "TimeToCollisionCondition") + ANGLE_CONDITIONS,
 }
 
 

@@ -47,6 +47,7 @@ class ScenarioEngine(ControllerMixin):
         self.entities: dict[str, EntityState] = {}
         self.controllers: dict[str, dict] = {}
         self.warnings: list[str] = []  # substitutions a user should know of (never silent)
+        self.overrides: dict[str, dict[str, Any]] = {}  # entity -> OverrideControllerValueAction values in force
         self.drivers: dict[str, DriverModel] = {}  # entity -> the player-specific model driving it now
         # entity -> a model a newer controller displaced but left active on the lateral domain (as esmini keeps it)
         self.lateral_keepers: dict[str, DriverModel] = {}
