@@ -17,7 +17,7 @@ PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetActio
            "LateralDistanceAction", "AssignRouteAction", "FollowTrajectoryAction", "AcquirePositionAction",
            "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
            "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction",
-           "OverrideControllerValueAction", "AnimationAction")
+           "OverrideControllerValueAction", "AnimationAction", "RandomRouteAction")
 GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
           "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction",
           "TrafficSwarmAction", "TrafficStopAction")
@@ -143,11 +143,23 @@ class RuntimeAction(LongitudinalActions, LateralActions):
 
     def _start_AssignRouteAction(self, c: Any) -> None:
         c.motions[self.actor].route = c.route_waypoints(self.el.find("Route"), self.actor)
+        c.motions[self.actor].random = None
         self.done = True
 
     def _start_AcquirePositionAction(self, c: Any) -> None:
         r = resolve(self.pos, c.net, c.entities)
         c.motions[self.actor].route = [(r.lane.road, r.lane.lane)] if r.lane is not None else []
+        c.motions[self.actor].random = None
+        self.done = True
+
+    def _start_RandomRouteAction(self, c: Any) -> None:
+        """A random route: at each fork one of the lanes that continue, uniformly, seeded by the run's seed, the
+        actor and the start time (the standard fixes no distribution; esmini also picks at random per junction)."""
+        import random
+
+        m = c.motions[self.actor]
+        m.route = []
+        m.random = random.Random(f"{c.seed}:{self.actor}:{c.time:.6f}")
         self.done = True
 
     def _start_EnvironmentAction(self, c: Any) -> None:
