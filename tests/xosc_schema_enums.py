@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from lxml import etree
 
-__all__ = ["enum_attributes", "typed_elements", "schema_versions"]
+__all__ = ["enum_attributes", "attribute_types", "typed_elements", "schema_versions"]
 
 XS = "{http://www.w3.org/2001/XMLSchema}"
 
@@ -90,3 +90,14 @@ def typed_elements(root: Any, rev_minor: int = 3) -> Iterator[tuple[Any, str]]:
                 kt = child.get((t, k.tag))
                 if kt is not None:
                     stack.append((k, kt))
+
+
+def attribute_types() -> dict[tuple[str, str], str]:
+    """{(complexType, attribute): declared XSD type name} over 1.0-1.3 (the newest declaration wins)."""
+    out: dict[tuple[str, str], str] = {}
+    for v in schema_versions():
+        _, attrs, _ = _model(v)
+        for ct, aa in attrs.items():
+            for a, t in aa.items():
+                out[(ct, a)] = t
+    return out

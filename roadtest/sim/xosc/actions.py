@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roadtest.errors import UnsupportedError
+from roadtest.errors import MapError, UnsupportedError
 from roadtest.sim.xosc.actions_lateral import LateralActions
 from roadtest.sim.xosc.actions_longitudinal import LongitudinalActions
 from roadtest.sim.xosc.motion import place
@@ -53,7 +53,17 @@ class RuntimeAction(LongitudinalActions, LateralActions):
 
     def start(self, c: Any) -> None:
         self.started_at = c.time
-        getattr(self, "_start_" + self.name)(c)
+        try:
+            getattr(self, "_start_" + self.name)(c)
+        except MapError as e:
+            if not getattr(c, "_started", True):
+                raise  # an Init action: the file is refused at load
+            # mid-run a target the map lacks (a lane that does not exist there) skips the action, said in the warnings
+            self.done = True
+            f, line = c.where(self.el)
+            msg = f"{f}:{line}: {self.name} on {self.actor or 'the world'} at {c.time:.2f} s skipped: {e}"
+            if msg not in c.warnings:
+                c.warnings.append(msg)
 
     def step(self, c: Any, dt: float) -> None:
         fn = getattr(self, "_step_" + self.name, None)
