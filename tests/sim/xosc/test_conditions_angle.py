@@ -2,6 +2,11 @@
 
 Expected outcomes are worked out by hand from the scene: a straight road along +x (lanes 2, 1 against s,
 -1, -2 with s, 3.5 m wide), cars 5 m long with their box centre 1.5 m ahead of the reference point.
+esmini (built from its public snapshot, these scenarios written out with a stop trigger at 0.3 s) starts
+the same events in test_angle_condition_in_world_road_and_lane and in the clearance tests, except where
+a lane range crosses the centre lane: esmini checks that the range exists by adding `from`/`to` to the
+lane id (lane -1 + 1 = lane 0, no lane), roadtest counts lanes as RelativeLanePosition does (lane 0 is
+not counted, so lane 1 is one to the left of lane -1).
 """
 
 from __future__ import annotations
@@ -105,3 +110,14 @@ def test_relative_clearance_only_counts_the_listed_entities(tmp_path, listed, cl
     eng.step(0.0)
     eng.step(0.05)
     assert (eng.element("e", "event").state != STANDBY) is clear
+
+
+def test_relative_clearance_on_one_side_of_the_road(tmp_path):
+    """Ego in lane -2 at s=50, Other in lane -1 (to Ego's left) 5 m ahead; no lane to Ego's right. esmini agrees."""
+    got = fired(tmp_path, {
+        "left_taken": clearance(10, 10, 1, 1, False, False),
+        "right_missing": clearance(10, 10, -1, -1, False, False),
+        "left_beyond_reach": clearance(3, 10, 1, 1, False, False),
+        "both_sides": clearance(3, 10, -1, 1, False, False),
+    }, lane_teleport("Ego", -2, 50, 0) + lane_teleport("Other", -1, 55, 0))
+    assert got == {"left_taken": False, "right_missing": False, "left_beyond_reach": True, "both_sides": True}
