@@ -289,6 +289,11 @@ def make_action(action_xml: Any, actors: list[str], eb: Any) -> list[RuntimeActi
     if inner.tag in ("UserDefinedAction", "CustomCommandAction"):
         raise UnsupportedError(inner.tag, *eb.where(inner))
     leaf, name = _leaf(inner)
+    parent = leaf.getparent()
+    if parent is not None and parent.tag == "ControllerAction" and leaf is not inner:
+        kids = [k for k in parent if isinstance(k.tag, str)]
+        if len(kids) > 1:  # OpenSCENARIO 1.0 writes AssignControllerAction and OverrideControllerValueAction together
+            return [ra for k in kids for ra in make_action(k, actors, eb)]
     if inner.tag == "PrivateAction" or name in PRIVATE:
         if name not in PRIVATE:
             raise UnsupportedError(name, *eb.where(leaf))

@@ -87,3 +87,18 @@ def test_a_storyboard_driven_entity_keeps_its_speed_and_records_the_override(tmp
     assert e.speed == pytest.approx(10.0) and e.properties["override.Brake"] == "1.0"
     assert eng.overrides["Ego"] == {"Brake": 1.0}
     assert math.isclose(e.x, 20 + 10.0 * 10 * TICK, abs_tol=0.6)
+
+
+def test_an_openscenario_1_0_controller_action_runs_both_of_its_actions(tmp_path):
+    """1.0's ControllerAction holds AssignControllerAction and OverrideControllerValueAction together: both run."""
+    from xosc_docs import load_engine
+
+    both = """<PrivateAction><ControllerAction><AssignControllerAction><Controller name="c"><Properties/></Controller>
+      </AssignControllerAction><OverrideControllerValueAction><Throttle active="true" value="0.4"/>
+      <Brake active="false" value="0"/><Clutch active="false" value="0"/><ParkingBrake active="false" value="0"/>
+      <SteeringWheel active="false" value="0"/><Gear active="false" number="0"/></OverrideControllerValueAction>
+      </ControllerAction></PrivateAction>"""
+    body = event("ctl", both, trigger("StartTrigger", sim_time(0.0, rule="greaterOrEqual", edge="none"))) + LATER
+    eng = load_engine(tmp_path, scenario(body, init=lane_teleport("Ego", -1, 20, 10.0)))
+    eng.step(0.0)
+    assert eng.overrides["Ego"] == {"Throttle": 0.4}
