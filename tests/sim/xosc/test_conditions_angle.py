@@ -121,3 +121,21 @@ def test_relative_clearance_on_one_side_of_the_road(tmp_path):
         "both_sides": clearance(3, 10, -1, 1, False, False),
     }, lane_teleport("Ego", -2, 50, 0) + lane_teleport("Other", -1, 55, 0))
     assert got == {"left_taken": False, "right_missing": False, "left_beyond_reach": True, "both_sides": True}
+
+
+def test_speed_conditions_by_direction(tmp_path):
+    """Ego 10 m/s along +x, Other 6 m/s against it (lane 1). A relative speed is taken in the reference's frame
+    (esmini's rule): Ego's velocity seen along Other's axis is -10, minus Other's 6: -16; sideways 0. Ego's own
+    speed is all longitudinal. esmini starts the same events."""
+    sp = '<SpeedCondition value="{v}" rule="{r}" direction="{d}"/>'
+    rs = '<RelativeSpeedCondition entityRef="Other" value="{v}" rule="{r}" direction="{d}"/>'
+    got = fired(tmp_path, {
+        "lon": sp.format(v=9.9, r="greaterThan", d="longitudinal"),
+        "lat": sp.format(v=0.1, r="lessThan", d="lateral"),
+        "vert_fast": sp.format(v=0.1, r="greaterThan", d="vertical"),
+        "rel_lon": rs.format(v=-15.9, r="lessThan", d="longitudinal"),
+        "rel_lon_not_less": rs.format(v=-16.1, r="lessThan", d="longitudinal"),
+        "rel_lat": rs.format(v=0.1, r="lessThan", d="lateral"),
+    }, lane_teleport("Ego", -1, 100, 10) + lane_teleport("Other", 1, 200, 6), steps=1)
+    assert got == {"lon": True, "lat": True, "vert_fast": False, "rel_lon": True, "rel_lon_not_less": False,
+                   "rel_lat": True}
