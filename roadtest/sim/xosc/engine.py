@@ -151,16 +151,13 @@ class ScenarioEngine(ControllerMixin):
         return net
 
     def _find_logic_file(self, lf: Path) -> Path:
-        """A LogicFile not beside the scenario: as esmini, also relative to the working folder, then to the folders
-        above the scenario's (a suite's root); the first found is used, with a warning. `lf` when none is."""
-        raw = self.sc.root.find("RoadNetwork/LogicFile").get("filepath")
-        for base in [Path.cwd(), *self.path.resolve().parent.parents]:
-            cand = (base / raw).resolve()
-            if cand.is_file():
-                self.warnings.append(f"{self.file}: LogicFile {raw!r} is not found beside the scenario; "
-                                     f"using {cand} (relative to {base}, as esmini looks it up)")
-                return cand
-        return lf
+        from roadtest.sim.xosc.parser import find_elsewhere
+
+        found, msg = find_elsewhere(self.sc.root.find("RoadNetwork/LogicFile").get("filepath"), self.path, "LogicFile")
+        if found is None:
+            return lf
+        self.warnings.append(msg)
+        return found
 
     def _check_references(self, sb: Any) -> None:
         """Every entityRef and storyboardElementRef names something that exists (a typo is a located error)."""

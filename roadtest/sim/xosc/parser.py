@@ -12,7 +12,7 @@ from roadtest.sim.xosc.catalogs import CatalogSet
 from roadtest.sim.xosc.params import ParamScope, convert, resolve_value
 
 __all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail", "declare",
-           "substitute", "expand_distribution", "attr_float"]
+           "substitute", "expand_distribution", "attr_float", "find_elsewhere"]
 
 FILE_ATTR = "_rtfile"  # set on elements copied in from another file (catalog entries), for error locations
 
@@ -158,6 +158,17 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
     tsc = root.findall("RoadNetwork/TrafficSignals/TrafficSignalController")
     return Scenario(path=path, root=root, params=scope, rev_minor=rev_minor, logic_file=logic_file,
                     entities=entities, storyboard=sb, traffic_signal_controllers=tsc, warnings=catalogs.warnings)
+
+
+def find_elsewhere(raw: str, scenario: Path, what: str) -> tuple[Path | None, str]:
+    """A file a scenario names that is not beside it: as esmini, also relative to the working folder, then to the
+    folders above the scenario's (a suite's root). (the first found, a warning saying so), or (None, "")."""
+    for base in [Path.cwd(), *scenario.resolve().parent.parents]:
+        cand = (base / raw).resolve()
+        if cand.is_file():
+            return cand, (f"{scenario}: {what} {raw!r} is not found beside the scenario; using {cand} "
+                          f"(relative to {base}, as esmini looks it up)")
+    return None, ""
 
 
 def _frange(lo: float, hi: float, step: float) -> list[float]:
