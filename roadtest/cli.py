@@ -92,6 +92,44 @@ def run(
                       out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend))
 
 
+@app.command()
+def replay(
+    run_dir: Path = typer.Argument(..., help="Run folder: OUT/runs/<run id>/."),
+    out: Path = typer.Option(Path("clip.mp4"), "-o", "--out", help="Clip .mp4 (or .rrd with --rerun)."),
+    at: Optional[str] = typer.Option(None, "--at", help="violation, collision or a time in s: clips 5 s before to 2 s after; default the whole run."),
+    views: str = typer.Option("bev", "--views", help="Comma-separated views: bev and saved camera views (front...)."),
+    fps: Optional[float] = typer.Option(None, "--fps", help="Frames per second; default the trace's rate."),
+    span: float = typer.Option(80.0, "--span", help="Metres the bird's-eye view covers."),
+    rerun: bool = typer.Option(False, "--rerun", help="Write a Rerun recording (.rrd) instead of a clip."),
+    carla: Optional[str] = typer.Option(None, "--carla", help="HOST:PORT: replay the run's CARLA recorder file on that server."),
+) -> None:
+    """Replay a run: a video clip, a Rerun recording, or the CARLA recorder file on a server."""
+    if carla:
+        from roadtest.report.carla_replay import carla_replay_command
+
+        _done(carla_replay_command(run_dir, carla))
+    elif rerun:
+        from roadtest.report.rerun_export import rerun_command
+
+        _done(rerun_command(run_dir, out))
+    else:
+        from roadtest.report.video import replay_command
+
+        _done(replay_command(run_dir, out, at, views, fps, span))
+
+
+@app.command()
+def report(
+    results_dir: Path = typer.Argument(..., help="Results folder of `roadtest run` (results.jsonl, runs/)."),
+    out: Path = typer.Option(Path("report.html"), "-o", "--out", help="HTML page to write; its files go beside it."),
+    clips: bool = typer.Option(False, "--clips", help="Also render each run's clip (first violation, else the whole run)."),
+) -> None:
+    """Write one static HTML page of a suite's results: table, figures, per-run plots and clips."""
+    from roadtest.report.html import report_command
+
+    _done(report_command(results_dir, out, clips))
+
+
 @rules_app.command("list")
 def rules_list() -> None:
     """List the rule catalogue."""
