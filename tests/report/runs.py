@@ -1,0 +1,74 @@
+"""Hand-built run folders for the report and replay tests, with outcomes known by hand.
+
+The ego drives along +x on road "0" (no map file) with speed 5 + t m/s (tick 0.1 s, 201 ticks,
+t = 0..20 s). meta.json asks for speed_limit with the road limit 50 km/h: the catalogue's
+tolerance is 2 km/h, so the rule is broken once 5 + t > (50 + 2) / 3.6 = 14.444 m/s, i.e. from
+the first tick after t = 9.444 s: t = 9.5 s. A collision with "truck" is recorded at t = 15.0 s.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from roadtest.sim.api import AgentOutput, Control, Event
+from tests.rules.synth import TICK, drive, other
+
+N_TICKS = 201
+LIMIT = 50 / 3.6
+VIOLATION_T = 9.5
+COLLISION_T = 15.0
+
+
+def ramp_trace(speed=lambda t: 5.0 + t, collision: bool = True):
+    """The trace, with agent outputs (plan, text) at every tick."""
+    events = (lambda i: (Event("collision", "hero", "truck", {"other_kind": "truck", "relative_speed": 3.0}),)
+              if collision and abs(i * TICK - COLLISION_T) < 1e-9 else ())
+    trace = drive(lambda i, x: speed(i * TICK), n=N_TICKS, events=events,
+                  others=lambda i, x: [other("truck", "truck", x + 30.0, -1.75, 8.0, length=8.0, width=2.5)])
+    trace.agent = [AgentOutput(time=st.time, control=Control(throttle=0.5), planned=((5.0, 0.0), (10.0, 0.5)),
+                               text=f"cruise {st.ego.speed:.1f} m/s") for st in trace.states]
+    trace.info = {"backend": "embedded", "seed": 0, "agent": "vlm"}
+    return trace
+
+
+def meta_for(country: str = "CN", level: str = "L1") -> dict:
+    return {"id": "ramp", "scenario": "ramp", "country": country, "level": level, "description": "speed ramp",
+            "rules": ["speed_limit"], "scene": {"speed_limit": LIMIT},
+            "route": {"waypoints": [[0.0, -1.75], [400.0, -1.75]]}}
+
+
+def write_run(results: Path, run_id: str, trace, meta: dict, record: dict, vlm: bool = True) -> Path:
+    """OUT/runs/<id>/{trace.json.gz, meta.json} and a results.jsonl line; agent entries get a VLM record."""
+    run_dir = results / "runs" / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    d = trace.to_dict()
+    if vlm:
+        for a in d["agent"]:
+            a["record"] = {"signs": ["speed_limit_50"], "action": "keep speed", "reason": "road is clear",
+                           "raw": '{"action": "keep speed"}'}
+    (run_dir / "trace.json.gz").write_bytes(gzip.compress(json.dumps(d).encode()))
+    (run_dir / "meta.json").write_text(json.dumps(meta))
+    with open(results / "results.jsonl", "a") as f:
+        f.write(json.dumps({"run_id": run_id, "variant": "ramp", "seed": 0, "agent": "vlm", "tick": TICK, **record})
+                + "\n")
+    return run_dir
+
+
+def suite(results: Path) -> dict[str, Path]:
+    """Three runs: A broke speed_limit (CN, L1), B kept it (DE, L2), C broke it (CN, L2)."""
+    bad = {"status": "failed", "scenario": "ramp", "scores": {"score_composed": 60.0, "score_route": 100.0,
+                                                               "score_penalty": 0.6},
+           "rules": [{"id": "speed_limit", "verdict": "violated"}],
+           "infractions": {"collisions_vehicle": ["Agent collided against object with type=truck and id=truck"]}}
+    good = {"status": "completed", "scenario": "steady", "scores": {"score_composed": 100.0, "score_route": 100.0,
+                                                                    "score_penalty": 1.0},
+            "rules": [{"id": "speed_limit", "verdict": "satisfied"}], "infractions": {}}
+    c = {**bad, "scores": {"score_composed": 30.0, "score_route": 50.0, "score_penalty": 0.6}}
+    return {
+        "A": write_run(results, "A_ramp", ramp_trace(), meta_for("CN", "L1"), bad),
+        "B": write_run(results, "B_steady", ramp_trace(lambda t: 10.0, collision=False), meta_for("DE", "L2"), good,
+                       vlm=False),
+        "C": write_run(results, "C_ramp", ramp_trace(), meta_for("CN", "L2"), c),
+    }
