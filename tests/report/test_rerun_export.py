@@ -63,13 +63,10 @@ def test_values_on_the_sim_timeline(recording):
     assert len(boxes[0]) == 2  # ego and truck
 
 
-def test_road_from_the_map(tmp_path):
-    """A run with a map gets its lane boundaries as line strips (the smoke straight road: 2 lanes, 4 boundaries + kerbs)."""
-    from tests.report.real_run import real_run
-
-    run_dir = real_run(tmp_path)
+def test_road_from_the_map(real_run_dir, tmp_path):
+    """A run with a map gets its lane boundaries as line strips, its signs and the expert's reference."""
     out = tmp_path / "real.rrd"
-    assert main(["replay", str(run_dir), "--rerun", "-o", str(out)]) == 0
+    assert main(["replay", str(real_run_dir), "--rerun", "-o", str(out)]) == 0
     rec = load(out)
     assert "/world/road" in rec and "/world/signs" in rec and "/world/reference" in rec
     strips = column(rec["/world/road"], "LineStrips3D:strips")[0]
