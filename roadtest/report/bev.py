@@ -106,7 +106,9 @@ class BevRenderer:
         aa = dict(lineType=cv2.LINE_AA, shift=2)
         if a.kind in ("pedestrian", "walker", "officer", "police_officer"):
             c = self._fx(self._to_px([a.x, a.y], cx, cy))[0]
-            cv2.circle(img, (int(c[0]), int(c[1])), int(4 * max(3, 0.4 * self.scale)), color, thick, **aa)
+            r = int(4 * max(5, 0.5 * self.scale))
+            cv2.circle(img, (int(c[0]), int(c[1])), r, color, thick, **aa)
+            cv2.circle(img, (int(c[0]), int(c[1])), r, (30, 30, 30), 1, **aa)
             return
         c, s = math.cos(a.h), math.sin(a.h)
         loc = np.array([[1, 1], [1, -1], [-1, -1], [-1, 1]]) * [a.length / 2, a.width / 2]
@@ -155,6 +157,10 @@ class BevRenderer:
             if not a.visible:
                 continue
             self._box(img, a, cx, cy, ROLE_COLORS.get(a.role, ROLE_COLORS["background"]))
+            if a.role == "scenario":
+                u, v = self._to_px([a.x, a.y], cx, cy)[0]
+                cv2.putText(img, a.id[:16], (int(u) + 10, int(v) - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (20, 20, 20), 1,
+                            cv2.LINE_AA)
         k = run.agent_at(st.time)
         if k is not None and st.ego is not None and run.trace.agent[k].planned:
             pts = self._fx(self._to_px(planned_world(st.ego, run.trace.agent[k].planned), cx, cy))

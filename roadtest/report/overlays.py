@@ -41,7 +41,7 @@ class Trigger:
             return f"VIOLATION {self.what} at {self.time:.2f} s"
         if self.kind == "collision":
             return f"COLLISION with {self.what} at {self.time:.2f} s"
-        return f"at {self.time:.2f} s"
+        return f"clip around t = {self.time:.2f} s"
 
 
 def ascii_text(s: str) -> str:
@@ -101,7 +101,7 @@ def draw_panel(run: RunData, i: int, trigger: Trigger | None = None, height: int
     _put(img, "limit " + (f"{limit * 3.6:.0f} km/h" if limit is not None else "none known"), (230, 74), 0.5)
     if trigger is not None:
         near = abs(st.time - trigger.time) <= 1.0 or (trigger.kind == "violation" and _violated_now(run, trigger.what, i))
-        color = (30, 30, 200) if near else (60, 60, 110)
+        color = ((30, 30, 200) if near else (60, 60, 110)) if trigger.kind != "time" else (110, 80, 40)
         cv2.rectangle(img, (6, 88), (PANEL_W - 6, 114), color, -1)
         _put(img, trigger.label(), (12, 107), 0.5, (255, 255, 255))
     _put(img, "rules (robustness)", (8, RULES_Y - 10), 0.45, _DIM)

@@ -46,23 +46,26 @@ def test_fps_thins_frames(runs, tmp_path):
     assert len(decode(out)[1]) == 101  # every second tick of 201
 
 
-def test_one_clip_per_violation_and_collision(runs, tmp_path):
-    out = tmp_path / "clip.mp4"
-    assert main(["replay", str(runs["A"]), "-o", str(out), "--at", "violation"]) == 0
-    names = sorted(p.name for p in tmp_path.glob("clip*.mp4"))
+@pytest.fixture(scope="module")
+def clips(runs, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("clips")
+    assert main(["replay", str(runs["A"]), "-o", str(folder / "clip.mp4"), "--at", "violation"]) == 0
+    return folder
+
+
+def test_one_clip_per_violation_and_collision(clips):
+    names = sorted(p.name for p in clips.glob("clip*.mp4"))
     assert names == ["clip.collision-truck-15.00s.mp4", "clip.violation-speed_limit-9.50s.mp4"]
     for name in names:
-        meta, frames = decode(tmp_path / name)
+        meta, frames = decode(clips / name)
         assert len(frames) == 71  # 5 s before to 2 s after at 10 fps, both ends included
         assert meta["size"] == (W, H)
 
 
-def test_violation_frame_shows_the_rule_in_red(runs, tmp_path):
+def test_violation_frame_shows_the_rule_in_red(runs, clips):
     import cv2
 
-    out = tmp_path / "v.mp4"
-    assert main(["replay", str(runs["A"]), "-o", str(out), "--at", "violation"]) == 0
-    _, frames = decode(tmp_path / "v.violation-speed_limit-9.50s.mp4")
+    _, frames = decode(clips / "clip.violation-speed_limit-9.50s.mp4")
     at = frames[50]  # clip starts at 9.5 - 5 = 4.5 s; 9.5 s is frame 50
     before = frames[0]
     x0, y0, x1, y1 = rule_row_rect(0)
