@@ -56,7 +56,7 @@ def run_row(k: int, rec: dict, meta: dict) -> str:
     ]
     tds = "".join(f'<td{f" class={chr(34)}{c}{chr(34)}" if c else ""}'
                   f'{f" data-v={chr(34)}{escape(v)}{chr(34)}" if v is not None else ""}>{h}</td>' for h, v, c in cells)
-    return (f'<tr data-status="{escape(status)}" data-rules="{escape(rules)}" '
+    return (f'<tr data-k="{k}" data-status="{escape(status)}" data-rules="{escape(rules)}" '
             f'data-country="{escape(str(meta.get("country") or ""))}" data-level="{escape(str(meta.get("level") or ""))}">'
             f"{tds}</tr>")
 

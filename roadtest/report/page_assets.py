@@ -1,7 +1,7 @@
 """The report page's inline style and script (no network: nothing is fetched when the page opens).
 
 The script filters the suite table by status, rule, verdict, country, level and free text, sorts
-it by any column header, and mirrors the filters in the URL hash (#status=failed&rule=red_light)
+it by any column header, hides the sections of the runs filtered out, and mirrors the filters in the URL hash (#status=failed&rule=red_light)
 so a filtered view can be linked or opened directly.
 """
 
@@ -47,6 +47,7 @@ JS = r"""
       if(ok&&(f.rule||f.verdict)) ok=vs.some(([id,v])=>(!f.rule||id===f.rule)&&(!f.verdict||v===f.verdict));
       if(ok&&f.q) ok=r.textContent.toLowerCase().includes(f.q.toLowerCase());
       r.hidden=!ok; if(ok) n++;
+      const sec=document.getElementById('run-'+r.dataset.k); if(sec) sec.hidden=!ok;
     }
     count.textContent=n+' of '+rows.length+' runs';
   }

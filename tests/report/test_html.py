@@ -108,6 +108,8 @@ def test_table_in_chromium(page, browser):
     assert "status=failed" in browser.current_url
     Select(browser.find_element(By.ID, "f-level")).select_by_value("L2")
     assert visible_runs(browser) == ["C_ramp"]
+    shown = [s.get_attribute("id") for s in browser.find_elements(By.CSS_SELECTOR, "section.run") if s.is_displayed()]
+    assert shown == ["run-2"]  # the run sections follow the table
     browser.get(page.as_uri() + "#verdict=satisfied")  # a linked filter applies on load
     browser.refresh()
     assert visible_runs(browser) == ["B_steady"]
