@@ -169,4 +169,7 @@ class BevRenderer:
                 cv2.circle(img, (int(p[0]), int(p[1])), 4 * 3, PLAN_COLOR, -1, **aa)
         if img.shape[0] != self.size:
             img = cv2.resize(img, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        if self.map is None:
+            cv2.putText(img, "no road.xodr found: road not drawn", (10, self.size - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                        (60, 60, 60), 1, cv2.LINE_AA)
         return img

@@ -94,25 +94,19 @@ def _run_media(run, rec: dict, folder: Path, page: Path, clips: bool) -> str:
 
 
 def _vlm_table(run) -> str:
-    rows, last = [], None
-    for a, rec in zip(run.trace.agent, run.agent_records):
-        if not rec:
-            continue
-        key = json.dumps({k: v for k, v in rec.items() if k != "raw"}, sort_keys=True, default=str)
-        if key == last:
-            continue
-        last = key
-        signs = rec.get("signs") or rec.get("signs_seen") or []
-        signs = ", ".join(str(s.get("id", s)) if isinstance(s, dict) else str(s) for s in signs)
-        raw = rec.get("raw") or rec.get("raw_answer")
-        rows.append(f"<tr><td class=num>{a.time:.2f}</td><td>{escape(signs)}</td><td>{escape(str(rec.get('action') or ''))}</td>"
-                    f"<td>{escape(str(rec.get('reason') or ''))}</td><td>"
-                    + (f"<details><summary>raw</summary><pre>{escape(str(raw))}</pre></details>" if raw else "")
+    from roadtest.report.vlm_answers import decisions
+
+    rows = []
+    for a in decisions(run):
+        speed = "" if a.target_speed is None else f"{a.target_speed * 3.6:.0f}"
+        rows.append(f"<tr><td class=num>{a.time:.2f}</td><td>{escape(', '.join(a.signs))}</td><td>{escape(a.light or '')}</td>"
+                    f"<td class=num>{speed}</td><td>{escape(a.reason or '')}</td><td>{escape(a.outcome or '')}</td><td>"
+                    + (f"<details><summary>raw</summary><pre>{escape(a.raw)}</pre></details>" if a.raw else "")
                     + "</td></tr>")
     if not rows:
         return ""
-    return ("<h3>VLM answers</h3><table><thead><tr><th>t [s]</th><th>signs seen</th><th>action</th><th>reason</th>"
-            f"<th>answer</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return ("<h3>VLM answers</h3><table><thead><tr><th>t [s]</th><th>signs seen</th><th>light</th><th>target km/h</th>"
+            f"<th>reason</th><th>outcome</th><th>answer</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def _run_section(k: int, rec: dict, run, folder: Path, page: Path, clips: bool) -> str:

@@ -123,16 +123,19 @@ def draw_panel(run: RunData, i: int, trigger: Trigger | None = None, height: int
         c = out.control
         _put(img, f"throttle {c.throttle:.2f}  brake {c.brake:.2f}  steer {c.steer:+.2f}", (8, y), 0.45)
         y += 24
-        rec = run.agent_records[k] if k < len(run.agent_records) else None
+        from roadtest.report.vlm_answers import answer_of
+
+        ans = answer_of(run.agent_records[k] if k < len(run.agent_records) else None, out.time)
         lines: list[tuple[str, tuple]] = []
-        if rec:
-            signs = rec.get("signs") or rec.get("signs_seen")
-            if signs:
-                lines.append(("signs: " + ", ".join(str(s.get("id", s)) if isinstance(s, dict) else str(s)
-                                                     for s in signs), _FG))
-            for key in ("action", "reason"):
-                if rec.get(key):
-                    lines.append((f"{key}: {rec[key]}", _FG))
+        if ans is not None:
+            lines.append((f"VLM {ans.model or ''} at {ans.time:.2f} s: {ans.outcome or ''}", _DIM))
+            lines.append(("signs: " + (", ".join(ans.signs) or "none"), _FG))
+            if ans.light:
+                lines.append((f"light: {ans.light}", _FG))
+            if ans.target_speed is not None:
+                lines.append((f"target: {ans.target_speed * 3.6:.0f} km/h", _FG))
+            if ans.reason:
+                lines.append((f"reason: {ans.reason}", _FG))
         if out.text:
             lines.append((f"agent: {out.text}", _DIM))
         if out.planned:

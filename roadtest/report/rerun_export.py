@@ -90,6 +90,7 @@ def _series(rec, rr, run: RunData) -> None:
 def export_rerun(run: RunData, out: Path, cameras: list | None = None) -> None:
     """Write the run as a Rerun recording to `out`."""
     from roadtest.report.bev import LIGHT_COLORS, PLAN_COLOR, REFERENCE_COLOR, ROLE_COLORS, planned_world
+    from roadtest.report.vlm_answers import answer_of
 
     rr = _rr()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -135,10 +136,11 @@ def export_rerun(run: RunData, out: Path, cameras: list | None = None) -> None:
                 p = planned_world(st.ego, a.planned)
                 rec.log("world/ego/planned", rr.LineStrips3D([np.column_stack([p, np.full(len(p), 0.3)])],
                                                              colors=[_rgb(PLAN_COLOR)], radii=[0.12]))
-            rec_d = run.agent_records[agent_k] if agent_k < len(run.agent_records) else None
+            ans = answer_of(run.agent_records[agent_k] if agent_k < len(run.agent_records) else None, a.time)
             text = a.text or ""
-            if rec_d:
-                extra = [f"{k}: {rec_d[k]}" for k in ("signs", "action", "reason") if rec_d.get(k)]
+            if ans is not None:
+                extra = [f"signs: {', '.join(ans.signs) or 'none'}"] + [f"{k}: {v}" for k, v in
+                                                                         (("light", ans.light), ("reason", ans.reason)) if v]
                 text = " | ".join([text] + extra if text else extra)
             if text and text != last_text:
                 rec.log("log/agent", rr.TextLog(text, level="INFO"))

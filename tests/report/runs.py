@@ -44,10 +44,14 @@ def write_run(results: Path, run_id: str, trace, meta: dict, record: dict, vlm: 
     run_dir = results / "runs" / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     d = trace.to_dict()
-    if vlm:
+    if vlm:  # a decision every second, in the VLM agent's record shape; the ticks between repeat it
         for a in d["agent"]:
-            a["record"] = {"signs": ["speed_limit_50"], "action": "keep speed", "reason": "road is clear",
-                           "raw": '{"action": "keep speed"}'}
+            t = float(int(a["time"] + 1e-9))
+            a["record"] = {"kind": "vlm_decision", "t": t, "model": "tiny-vlm", "outcome": "new_plan",
+                           "perception": {"signs": [{"id": "speed_limit", "value": 50, "side": "right", "distance": "near"}],
+                                          "light": "none", "road_users": []},
+                           "plan": {"waypoints": [[5.0, 0.0]] * 6, "target_speed": 5.0 + t, "reason": "road is clear"},
+                           "stages": [{"stage": "end_to_end", "raw": '{"reason": "road is clear"}'}]}
     (run_dir / "trace.json.gz").write_bytes(gzip.compress(json.dumps(d).encode()))
     (run_dir / "meta.json").write_text(json.dumps(meta))
     with open(results / "results.jsonl", "a") as f:

@@ -48,7 +48,10 @@ def test_vlm_answers_and_exam_matrix(page):
     html = page.read_text()
     a = html.split('id="run-0"')[1].split('id="run-1"')[0]
     b = html.split('id="run-1"')[1].split('id="run-2"')[0]
-    assert "VLM answers" in a and "road is clear" in a and "speed_limit_50" in a
+    assert "VLM answers" in a and "road is clear" in a and "speed_limit 50 (right, near)" in a
+    vlm = a.split("VLM answers")[1].split("</table>")[0]
+    assert vlm.count("<tr><td class=num>") == 21  # one decision a second, t = 0..20 s; repeats between skipped
+    assert "<td class=num>36</td>" in vlm  # the target speed at t = 5 s: 10 m/s = 36 km/h
     assert "VLM answers" not in b  # B's agent left no record
     exam = html.split('id="exam"')[1].split("</table>")[0]
     cells = re.findall(r"<td>(\d+)</td>", exam)

@@ -42,4 +42,4 @@ def test_report_of_a_real_run(run_dir, tmp_path):
     out = tmp_path / "report.html"
     assert main(["report", str(run_dir.parent.parent), "-o", str(out)]) == 0
     html = out.read_text()
-    assert html.count("<tr data-status=") == 1 and "speed_limit" in html
+    assert html.count("<tr data-k=") == 1 and "speed_limit" in html
