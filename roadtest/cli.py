@@ -84,12 +84,16 @@ def run(
     trace_csv: Optional[Path] = typer.Option(None, "--trace-csv", help="Also write every entity's state each tick as CSV (single run)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit per run in seconds."),
     backend: str = typer.Option("embedded", "--backend", help="embedded or carla."),
+    executor: str = typer.Option("local", "--executor", help="local (worker processes on this machine) or ray (a Ray cluster)."),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray); default: start a local Ray with --workers CPUs."),
+    retries: Optional[int] = typer.Option(None, "--retries", help="With --executor ray: attempts after a lost worker before the run counts as an infrastructure failure (default 2)."),
 ) -> None:
     """Run scenarios closed-loop and score them."""
     from roadtest.runner.cli import run_command
 
     _done(run_command(target=target, agent=agent, seeds=seeds, seed=seed, tick=tick, workers=workers,
-                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend))
+                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend,
+                      executor=executor, address=address, retries=retries))
 
 
 @app.command()

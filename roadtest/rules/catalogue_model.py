@@ -302,13 +302,28 @@ def load_rule_file(path: str | Path) -> Rule:
 
 
 def load_catalogue(directory: str | Path | None = None) -> dict[str, Rule]:
-    """Every rule record of the catalogue folder, keyed by id (sorted); all problems reported together."""
+    """Every rule record of the catalogue folder, keyed by id (sorted); all problems reported together.
+
+    Parsed once per process and folder state (file names, sizes, mtimes): a long-lived worker pays for
+    it once, not once per run. The caller gets its own dict; the Rule records are immutable."""
     d = Path(directory) if directory is not None else catalogue_dir()
     if not d.is_dir():
         raise UserError(f"{d}: rule catalogue folder not found")
+    files = sorted(d.glob("*.yaml"))
+    stamp = (str(d.resolve()), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    cached = _PARSED.get(stamp)
+    if cached is None:
+        cached = _PARSED[stamp] = _parse_catalogue(files)
+    return dict(cached)
+
+
+_PARSED: dict[tuple, dict[str, Rule]] = {}
+
+
+def _parse_catalogue(files: list[Path]) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     problems: list[Problem] = []
-    for f in sorted(d.glob("*.yaml")):
+    for f in files:
         try:
             r = load_rule_file(f)
         except ScenarioError as e:

@@ -77,7 +77,10 @@ def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, see
     return jobs
 
 
-def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) -> None:
+EXECUTORS = ("local", "ray")
+
+
+def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, executor: str = "local") -> None:
     from roadtest.runner.episode import BACKENDS
 
     if seeds < 1:
@@ -90,16 +93,23 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str) 
         raise UserError(f"--timeout: expected a positive number of seconds, got {timeout}")
     if backend not in BACKENDS and ":" not in backend:
         raise UserError(f"--backend: expected one of {sorted(BACKENDS)}, got {backend!r}")
+    if executor not in EXECUTORS:
+        raise UserError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "ray":
+        from roadtest.runner.ray_executor import import_ray
+
+        import_ray()
 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
-                resume: bool, trace_csv: Path | None, timeout: float, backend: str) -> int:
+                resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
+                address: str | None = None, retries: int | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
-    _check(seeds, tick, workers, timeout, backend)
+    _check(seeds, tick, workers, timeout, backend, executor)
     if agent:
         from roadtest.agents.registry import agent_class
 
@@ -120,7 +130,13 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
             append_record(out, rec)
             bar.advance(rec)
 
-        run_jobs(todo, workers, on_result)
+        if executor == "ray":
+            from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
+
+            run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
+                         retries=DEFAULT_RETRIES if retries is None else retries)
+        else:
+            run_jobs(todo, workers, on_result)
     planned = {j.run_id for j in jobs}
     records = [r for r in read_records(out) if r["run_id"] in planned]
     summary = write_summary(out, records, [j.run_id for j in jobs])

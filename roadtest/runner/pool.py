@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from roadtest.runner.episode import Job
+from roadtest.runner.limits import ServerLimits
 
-__all__ = ["run_jobs", "run_inline", "KILL_GRACE"]
+__all__ = ["run_jobs", "run_inline", "KILL_GRACE", "failure_record", "hang_deadline"]
 
 KILL_GRACE = 60.0  # s past the job's own limit (plus half of it) before the parent kills a hung worker
 _POLL = 0.05  # s
@@ -36,13 +37,21 @@ def _collect(job: Job, proc, killed: bool) -> dict[str, Any]:
         rec = json.loads(path.read_text())
         path.unlink()
         return rec
-    base = {"run_id": job.run_id, "variant": job.variant, "seed": job.seed, "agent": job.agent,
-            "backend": job.backend, "tick": job.tick, "bundle": job.bundle}
     if killed:
-        return {**base, "status": "timeout", "reason": f"killed after {job.timeout:g} s wall-clock limit",
-                "infrastructure": False}
-    return {**base, "status": "sim_error", "reason": f"worker exited with code {proc.exitcode} without a result",
-            "infrastructure": True}
+        return failure_record(job, "timeout", f"killed after {job.timeout:g} s wall-clock limit")
+    return failure_record(job, "sim_error", f"worker exited with code {proc.exitcode} without a result")
+
+
+def failure_record(job: Job, status: str, reason: str) -> dict[str, Any]:
+    """The record of a run whose worker gave none (killed, lost, crashed); sim_error counts as infrastructure."""
+    return {"run_id": job.run_id, "variant": job.variant, "seed": job.seed, "agent": job.agent,
+            "backend": job.backend, "tick": job.tick, "bundle": job.bundle, "status": status, "reason": reason,
+            "infrastructure": status == "sim_error"}
+
+
+def hang_deadline(job: Job, started: float) -> float:
+    """When the driver gives up on a worker that ignores the run's own wall-clock limit."""
+    return started + 1.5 * job.timeout + KILL_GRACE
 
 
 def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, Any]], None],
@@ -59,24 +68,31 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, A
         ctx.set_forkserver_preload(["roadtest.runner.episode", "roadtest.metrics.score", "roadtest.sim.embedded"])
     pending = list(jobs)
     running: list[tuple[Job, Any, float]] = []
+    limits = ServerLimits()
     try:
         while pending or running:
             while pending and len(running) < max(workers, 1):
-                job = pending.pop(0)
+                index = limits.next_index(pending)
+                if index is None:
+                    break
+                job = pending.pop(index)
+                limits.start(job)
                 stale = _result_path(job)
                 if stale.exists():
                     stale.unlink()
                 proc = ctx.Process(target=_worker, args=(job,), name=f"roadtest-{job.run_id}", daemon=True)
                 proc.start()
-                running.append((job, proc, time.monotonic() + 1.5 * job.timeout + KILL_GRACE))
+                running.append((job, proc, hang_deadline(job, time.monotonic())))
             still = []
             for job, proc, deadline in running:
                 if proc.exitcode is not None:
                     proc.join()
+                    limits.end(job)
                     on_result(_collect(job, proc, killed=False))
                 elif time.monotonic() > deadline:
                     proc.kill()
                     proc.join()
+                    limits.end(job)
                     on_result(_collect(job, proc, killed=True))
                 else:
                     still.append((job, proc, deadline))
