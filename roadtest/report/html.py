@@ -109,6 +109,18 @@ def _vlm_table(run) -> str:
             f"<th>reason</th><th>outcome</th><th>answer</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def _scalars(d: Any, title: str) -> str:
+    """A key/value table of the scalar entries of a figures dict (the VLM agent's), '' when there are none."""
+    if not isinstance(d, dict):
+        return ""
+    rows = [(k, v) for k, v in d.items() if isinstance(v, (int, float, str, bool)) or v is None]
+    if not rows:
+        return ""
+    fmt = lambda v: "-" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+    return (f"<h3>{escape(title)}</h3><table><tbody>"
+            + "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(fmt(v))}</td></tr>" for k, v in rows) + "</tbody></table>")
+
+
 def _run_section(k: int, rec: dict, run, folder: Path, page: Path, clips: bool) -> str:
     from roadtest.report.figures import rules_figure, speed_figure
 
@@ -144,6 +156,7 @@ def _run_section(k: int, rec: dict, run, folder: Path, page: Path, clips: bool) 
     infr = _infractions(rec)
     out.append("<h3>infractions</h3>" + ("<ul>" + "".join(f"<li><code>{escape(a)}</code> {escape(b)}</li>" for a, b in infr)
                                           + "</ul>" if infr else '<p class="muted">none</p>'))
+    out.append(_scalars(rec.get("vlm"), "VLM figures of this run"))
     out.append(_vlm_table(run))
     out.append("</section>")
     return "".join(out)
@@ -226,6 +239,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>roadtest report: {escape(results_dir.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>roadtest report: <code>{escape(str(results_dir))}</code></h1>"
             f"{_cards(summary)}" + (f'<img src="{_rel(fig, out)}" alt="summary" style="max-width:100%">' if fig else "")
+            + _scalars(summary.get("vlm"), "VLM agent over the suite")
             + f'<h2>runs</h2><div id="filters">{filters}</div><table id="runs"><thead><tr>{heads}</tr></thead>'
             f"<tbody>{rows}</tbody></table>" + (_exam_section(exam) if exam else "") + "".join(sections)
             + f"<script>{JS}</script></body></html>")

@@ -62,7 +62,7 @@ def write_run(results: Path, run_id: str, trace, meta: dict, record: dict, vlm: 
 
 def suite(results: Path) -> dict[str, Path]:
     """Three runs: A broke speed_limit (CN, L1), B kept it (DE, L2), C broke it (CN, L2)."""
-    bad = {"status": "failed", "scenario": "ramp", "scores": {"score_composed": 60.0, "score_route": 100.0,
+    bad = {"status": "failed", "scenario": "ramp", "vlm": {"decisions": 21, "sign_accuracy_30m": 0.5}, "scores": {"score_composed": 60.0, "score_route": 100.0,
                                                                "score_penalty": 0.6},
            "rules": [{"id": "speed_limit", "verdict": "violated"}],
            "infractions": {"collisions_vehicle": ["Agent collided against object with type=truck and id=truck"]}}

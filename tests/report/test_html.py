@@ -53,6 +53,7 @@ def test_vlm_answers_and_exam_matrix(page):
     assert vlm.count("<tr><td class=num>") == 21  # one decision a second, t = 0..20 s; repeats between skipped
     assert "<td class=num>36</td>" in vlm  # the target speed at t = 5 s: 10 m/s = 36 km/h
     assert "VLM answers" not in b  # B's agent left no record
+    assert "<th>sign_accuracy_30m</th><td>0.5</td>" in a and "VLM figures" not in b
     exam = html.split('id="exam"')[1].split("</table>")[0]
     cells = re.findall(r"<td>(\d+)</td>", exam)
     assert cells == ["1", "2", "0", "0"]  # correct/followed, correct/broken, wrong/followed, wrong/broken
@@ -127,3 +128,15 @@ def test_table_in_chromium(page, browser):
     assert visible_runs(browser) == ["C_ramp", "A_ramp", "B_steady"]  # 30, 60, 100
     ds.click()
     assert visible_runs(browser) == ["B_steady", "A_ramp", "C_ramp"]
+
+
+def test_run_without_trace_keeps_its_row(tmp_path):
+    suite(tmp_path)
+    with open(tmp_path / "results.jsonl", "a") as f:
+        f.write(json.dumps({"run_id": "D_crashed", "status": "sim_error", "reason": "loading the bundle failed"}) + "\n")
+    out = tmp_path / "r.html"
+    assert main(["report", str(tmp_path), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.count("<tr data-k=") == 4 and 'data-status="sim_error"' in html
+    d = html.split('id="run-3"')[1]
+    assert "loading the bundle failed" in d and "no trace in the run folder" in d
