@@ -36,6 +36,7 @@ class RunData:
     signals: Any = None  # rules.signals.Signals
     rules_error: str | None = None
     _time_index: dict[float, int] = field(default_factory=dict, repr=False)
+    _agent_times: list[float] = field(default_factory=list, repr=False)
 
     @property
     def states(self) -> list[WorldState]:
@@ -57,13 +58,12 @@ class RunData:
 
     def agent_at(self, t: float) -> int | None:
         """Index of the last agent output at or before time t."""
-        best = None
-        for k, a in enumerate(self.trace.agent):
-            if a.time <= t + 1e-9:
-                best = k
-            else:
-                break
-        return best
+        import bisect
+
+        if len(self._agent_times) != len(self.trace.agent):
+            self._agent_times = [a.time for a in self.trace.agent]
+        k = bisect.bisect_right(self._agent_times, t + 1e-9) - 1
+        return k if k >= 0 else None
 
     def speed_limit_at(self, i: int) -> float | None:
         """Limit in force (m/s) at state i, None when unknown."""
