@@ -46,12 +46,14 @@ def _static(rec, rr, run: RunData) -> None:
     from roadtest.report.bev import ROUTE_COLOR
 
     if run.network is not None:
-        from roadtest.sim.road.draw import _lane_strips
+        from roadtest.sim.road.draw import lane_strips
 
         strips = []
-        for road, si, lane, s, inner, outer in _lane_strips(run.network):
+        for road, si, lane, s, inner, outer in lane_strips(run.network):
             if lane.id != 0:
                 strips.append(np.column_stack([outer, np.zeros(len(outer))]))
+            if abs(lane.id) == 1:  # the reference line side, once per side
+                strips.append(np.column_stack([inner, np.zeros(len(inner))]))
         rec.log("world/road", rr.LineStrips3D(strips, colors=[[90, 90, 90]], radii=[0.05]), static=True)
         pts, labels = [], []
         for sg in run.network.signals.values():

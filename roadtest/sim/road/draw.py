@@ -10,7 +10,7 @@ import numpy as np
 from roadtest.errors import UserError
 from roadtest.sim.road.network import RoadNetwork, load_map
 
-__all__ = ["map_command", "render_map", "render_map_view", "MapView", "LANE_COLORS"]
+__all__ = ["map_command", "render_map", "render_map_view", "MapView", "lane_strips", "LANE_COLORS"]
 
 # BGR fills per OpenDRIVE lane type
 LANE_COLORS = {
@@ -44,7 +44,7 @@ class MapView:
         return np.round(np.column_stack([u, v]) * 4).astype(np.int32)  # 2 fractional bits for cv2 shift=2
 
 
-def _lane_strips(net: RoadNetwork):
+def lane_strips(net: RoadNetwork):
     """Yield (road, section index, lane, s samples, inner xy, outer xy) for every lane of every section."""
     for road in net.roads.values():
         for si, sec in enumerate(road.sections):
@@ -89,7 +89,7 @@ def render_map_view(net: RoadNetwork, max_px: int = 2000, scale: float | None = 
     `scale` (px/m) overrides the fit to `max_px`; `decorations` False leaves out the title and scale bar."""
     import cv2
 
-    strips = list(_lane_strips(net))
+    strips = list(lane_strips(net))
     allpts = np.concatenate([np.concatenate([a, b]) for *_, a, b in strips])
     view = MapView(allpts.min(0) - 5.0, allpts.max(0) + 5.0, max_px, scale=scale)
     img = np.full((view.h, view.w, 3), _BG, np.uint8)
