@@ -101,7 +101,7 @@ def replay(
     run_dir: Path = typer.Argument(..., help="Run folder: OUT/runs/<run id>/."),
     out: Path = typer.Option(Path("clip.mp4"), "-o", "--out", help="Clip .mp4 (or .rrd with --rerun)."),
     at: Optional[str] = typer.Option(None, "--at", help="violation, collision or a time in s: clips 5 s before to 2 s after; default the whole run."),
-    views: str = typer.Option("bev", "--views", help="Comma-separated views: bev and saved camera views (front...)."),
+    views: Optional[str] = typer.Option(None, "--views", help="Comma-separated views: bev, a saved sensor id, or a camera rig (front, uniad) to re-render. Default: bev and every saved camera view."),
     fps: Optional[float] = typer.Option(None, "--fps", help="Frames per second; default the trace's rate."),
     span: float = typer.Option(80.0, "--span", help="Metres the bird's-eye view covers."),
     rerun: bool = typer.Option(False, "--rerun", help="Write a Rerun recording (.rrd) instead of a clip."),

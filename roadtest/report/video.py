@@ -148,13 +148,16 @@ def write_clip(comp: FrameComposer, clip: Clip, out: Path, fps: float, progress=
     return len(idx)
 
 
-def replay_command(run_dir: Path, out: Path, at: str | None, views: str, fps: float | None, span: float) -> int:
-    """Render the clips asked for; print one line per file written."""
+def replay_command(run_dir: Path, out: Path, at: str | None, views: str | None, fps: float | None, span: float) -> int:
+    """Render the clips asked for; print one line per file written. `views` None: bev and every saved camera view."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from roadtest.report.cameras import saved_views
     from roadtest.report.rundata import load_run
 
+    if views is None:
+        views = ",".join(["bev"] + saved_views(Path(run_dir)))
     names = [v.strip() for v in views.split(",") if v.strip()]
     if not names:
         raise UserError("--views: expected a comma-separated list such as bev,front")

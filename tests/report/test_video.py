@@ -100,7 +100,7 @@ def test_at_time_and_collision(runs, tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["--at", "soon"], "expected 'violation', 'collision' or a time"),
     (["--at", "99"], "the run covers 0.00 s to 20.00 s"),
-    (["--views", "bev,front"], "no saved camera frames"),
+    (["--views", "bev,nosuch"], "no saved camera frames"),
     (["-o", "clip.gif"], "expected a .mp4"),
 ])
 def test_bad_input_exits_2(runs, tmp_path, capsys, args, needle):
@@ -117,16 +117,18 @@ def test_not_a_run_folder(tmp_path, capsys):
 def test_saved_camera_frames_are_shown(runs, tmp_path):
     import cv2
 
-    folder = runs["B"] / "sensors" / "front"
+    folder = runs["B"] / "sensors" / "Center"
     folder.mkdir(parents=True, exist_ok=True)
     for frame in (0, 100):  # saved every 100 ticks: frame 150 shows the one saved at 100
         img = np.zeros((90, 160, 3), np.uint8)
         img[:] = (0, 0, 255) if frame == 0 else (255, 0, 0)  # BGR red, then blue
         cv2.imwrite(str(folder / f"{frame:06d}.png"), img)
     out = tmp_path / "cam.mp4"
-    assert main(["replay", str(runs["B"]), "-o", str(out), "--views", "bev,front"]) == 0
+    assert main(["replay", str(runs["B"]), "-o", str(out)]) == 0  # saved views are shown by default
     meta, frames = decode(out)
     assert meta["size"] == (640 + 480 + PANEL_W, 640)
     centre = lambda f: f[320, 640 + 240].astype(int)  # the camera cell's centre (one view fills the column)
     assert np.abs(centre(frames[50]) - [255, 0, 0]).max() < 30  # RGB red from frame 0
     assert np.abs(centre(frames[150]) - [0, 0, 255]).max() < 30  # RGB blue from frame 100
+    assert main(["replay", str(runs["B"]), "-o", str(tmp_path / "bev.mp4"), "--views", "bev"]) == 0
+    assert decode(tmp_path / "bev.mp4")[0]["size"] == (W, H)  # asked for the bird's-eye view alone
