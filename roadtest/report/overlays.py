@@ -147,8 +147,20 @@ def draw_panel(run: RunData, i: int, trigger: Trigger | None = None, height: int
                     break
                 _put(img, part, (8, y), 0.45, color)
                 y += 18
+    _put(img, _weather(st.environment), (8, height - 40), 0.45, _DIM)
     _legend(img, height)
     return img
+
+
+def _weather(env) -> str:
+    """One line on the weather and light in force."""
+    parts = []
+    if env.fog_visual_range < 1000.0:
+        parts.append(f"fog, visibility {env.fog_visual_range:.0f} m")
+    if env.precipitation not in ("dry", "none") and env.precipitation_intensity > 0:
+        parts.append(f"{env.precipitation} {env.precipitation_intensity:.1f}")
+    parts.append("night" if env.sun_elevation < 0 else "day")
+    return "weather: " + ", ".join(parts)
 
 
 def _violated_now(run: RunData, rule_id: str, i: int) -> bool:
