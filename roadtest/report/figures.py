@@ -45,11 +45,11 @@ def _save(fig, path: Path) -> Path:
 
 def _speed_rules(run: RunData) -> list:
     """Rules whose formula reads a speed signal: their violations are shaded on the speed plot."""
-    from roadtest.rules.catalogue_model import load_catalogue
+    from roadtest.rules.in_meta import rules_in_force
     from roadtest.rules.monitor import identifiers
 
-    cat = load_catalogue()
-    return [r for r in run.rules or [] if r.id in cat and identifiers(cat[r.id].monitor.formula) & SPEED_SIGNALS]
+    rif = rules_in_force(run.meta) if run.rules else {}
+    return [r for r in run.rules or [] if r.id in rif and identifiers(rif[r.id].monitor.formula) & SPEED_SIGNALS]
 
 
 def _shade(ax, episodes: Sequence, color: str, label: str | None = None) -> None:
@@ -91,9 +91,14 @@ def rules_figure(run: RunData, path: Path) -> Path | None:
         shown = np.clip(rob, -ROBUST_CLIP, ROBUST_CLIP)
         ax.plot(r.times, shown, color="#208040" if r.verdict == "satisfied" else "#202020", lw=1.2)
         ax.axhline(0.0, color="#808080", lw=0.8)
+        force = run.in_force.get(r.id)
+        if force is not None and not all(force):
+            ax.fill_between(r.times, 0, 1, where=[not f for f in force], color="#b0b0b0", alpha=0.3, lw=0,
+                            transform=ax.get_xaxis_transform(), step="post", label="not in force")
         if r.verdict in ("violated", "excused"):
             _shade(ax, r.episodes, _VIOLATED if r.verdict == "violated" else _EXCUSED)
-        title = f"{r.id}: {r.verdict}" + (f" (by {r.excused_by})" if r.excused_by else "")
+        title = f"{r.id}: {r.verdict}" + (f" (by {r.excused_by})" if r.excused_by else "") \
+            + (" (grey: not in force)" if force is not None and not all(force) else "")
         if np.nanmax(np.abs(rob)) > ROBUST_CLIP if np.isfinite(rob).any() else False:
             title += f"  [clipped to ±{ROBUST_CLIP:g}]"
         ax.set_title(title, fontsize=8, loc="left", color=_VIOLATED if r.verdict == "violated" else "#202020")

@@ -56,7 +56,7 @@ def rule_row_rect(k: int) -> tuple[int, int, int, int]:
 
 
 def rule_state(run: RunData, rule_index: int, i: int) -> tuple[str, float | None]:
-    """('violated' | 'ok' | 'excused' | 'idle', robustness) of a rule at state i."""
+    """('violated' | 'ok' | 'excused' | 'idle', robustness) of a rule at state i; idle: not in force then."""
     r = run.rules[rule_index]
     k = run.signal_index(i)
     if k is None or k >= len(r.robustness):
@@ -66,6 +66,9 @@ def rule_state(run: RunData, rule_index: int, i: int) -> tuple[str, float | None
         return "idle", None
     if rob < -1e-6:
         return ("excused" if r.verdict == "excused" else "violated"), rob
+    force = run.in_force.get(r.id)
+    if force is not None and k < len(force) and not force[k]:
+        return "idle", rob
     return "ok", rob
 
 
@@ -115,7 +118,8 @@ def draw_panel(run: RunData, i: int, trigger: Trigger | None = None, height: int
         if state == "violated":
             cv2.rectangle(img, (x0, y0), (x1, y1), (0, 0, 255), 2)
         _put(img, r.id[:30], (x0 + 6, y1 - 7), 0.5, (255, 255, 255))
-        _put(img, _fmt_rob(rob), (x1 - 70, y1 - 7), 0.5, (255, 255, 255))
+        _put(img, "not in force" if state == "idle" else _fmt_rob(rob), (x1 - (110 if state == "idle" else 70), y1 - 7),
+             0.45 if state == "idle" else 0.5, (255, 255, 255))
     y = RULES_Y + min(len(rules), MAX_RULE_ROWS) * ROW_H + 22
     k = run.agent_at(st.time)
     if k is not None:

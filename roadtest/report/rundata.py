@@ -35,6 +35,7 @@ class RunData:
     rules: list[Any] | None = None  # RuleResult per rule of meta.rules
     signals: Any = None  # rules.signals.Signals
     rules_error: str | None = None
+    in_force: dict[str, list[bool]] = field(default_factory=dict)  # rule id -> per signal tick, its context holds
     _time_index: dict[float, int] = field(default_factory=dict, repr=False)
     _agent_times: list[float] = field(default_factory=list, repr=False)
 
@@ -163,11 +164,14 @@ def load_run(run_dir: str | Path, with_map: bool = True, with_rules: bool = True
 
             run.network = load_map(path)
     if with_rules and meta:
-        from roadtest.rules.evaluate import evaluate_rules, extract_signals
+        from roadtest.rules.evaluate import evaluate_rules, extract_signals, in_force_ticks
+        from roadtest.rules.in_meta import rules_in_force
 
         try:
             run.signals = extract_signals(trace, meta)
             run.rules = evaluate_rules(trace, meta, signals=run.signals)
+            rif = rules_in_force(meta)
+            run.in_force = {r.id: in_force_ticks(rif[r.id], r.params, run.signals) for r in run.rules if r.id in rif}
         except UserError as e:
-            run.rules_error = str(e)
+            run.rules, run.rules_error = None, str(e)
     return run

@@ -34,8 +34,13 @@ def ramp_trace(speed=lambda t: 5.0 + t, collision: bool = True):
 
 
 def meta_for(country: str = "CN", level: str = "L1") -> dict:
+    """meta.json with speed_limit carried as convert writes it (the catalogue's record resolved for the country)."""
+    from roadtest.rules.catalogue_model import load_catalogue
+    from roadtest.rules.in_meta import RuleInForce
+
+    rule = RuleInForce.from_rule(load_catalogue()["speed_limit"], country).to_meta()
     return {"id": "ramp", "scenario": "ramp", "country": country, "level": level, "description": "speed ramp",
-            "rules": ["speed_limit"], "scene": {"speed_limit": LIMIT},
+            "rules": [rule], "scene": {"speed_limit": LIMIT},
             "route": {"waypoints": [[0.0, -1.75], [400.0, -1.75]]}}
 
 
