@@ -189,6 +189,10 @@ def _cards(summary: dict) -> str:
              ("driving score", _fmt(lb.get("score_composed"), ".2f")), ("route completion %", _fmt(lb.get("score_route"), ".1f")),
              ("penalty", _fmt(lb.get("score_penalty"), ".3f")),
              ("success rate %", _fmt(100 * b2d["success_rate"] if b2d.get("success_rate") is not None else None, ".1f"))]
+    rf = summary.get("rule_figures") or {}
+    if rf.get("rules_in_play") is not None:
+        items.append(("rules violated / in play", f"{rf.get('rules_violated', 0)} / {rf['rules_in_play']}"))
+        items.append(("runs without violation", f"{rf.get('runs_without_violation', 0)} / {rf.get('runs_with_rules', 0)}"))
     items += [(k, str(v)) for k, v in st.items() if v]
     return '<div class="cards">' + "".join(f'<div class="card">{escape(k)}<b>{escape(v or "-")}</b></div>'
                                            for k, v in items) + "</div>"
