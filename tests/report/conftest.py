@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.report.real_run import real_run
+from .real_run import real_run
 
 
 @pytest.fixture(scope="session")

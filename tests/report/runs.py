@@ -12,8 +12,9 @@ import gzip
 import json
 from pathlib import Path
 
-from roadtest.sim.api import AgentOutput, Control, Event
-from tests.rules.synth import TICK, drive, other
+from roadtest.sim.api import ActorState, AgentOutput, Control, Event, LanePos, Trace, WorldState
+
+TICK = 0.1
 
 N_TICKS = 201
 LIMIT = 50 / 3.6
@@ -22,11 +23,19 @@ COLLISION_T = 15.0
 
 
 def ramp_trace(speed=lambda t: 5.0 + t, collision: bool = True):
-    """The trace, with agent outputs (plan, text) at every tick."""
-    events = (lambda i: (Event("collision", "hero", "truck", {"other_kind": "truck", "relative_speed": 3.0}),)
-              if collision and abs(i * TICK - COLLISION_T) < 1e-9 else ())
-    trace = drive(lambda i, x: speed(i * TICK), n=N_TICKS, events=events,
-                  others=lambda i, x: [other("truck", "truck", x + 30.0, -1.75, 8.0, length=8.0, width=2.5)])
+    """The ego along +x on road "0", lane -1 (s = x), a truck 30 m ahead; agent outputs (plan, text) every tick."""
+    states, x = [], 0.0
+    for i in range(N_TICKS):
+        t, v = i * TICK, speed(i * TICK)
+        x += v * TICK if i else 0.0
+        ego = ActorState(id="hero", role="ego", kind="car", x=x, y=-1.75, z=0.0, h=0.0, speed=v, length=4.0, width=2.0,
+                         lane=LanePos("0", -1, x, -1.75))
+        truck = ActorState(id="truck", role="scenario", kind="truck", x=x + 30.0, y=-1.75, z=0.0, h=0.0, speed=8.0,
+                           length=8.0, width=2.5, lane=LanePos("0", -1, x + 30.0, -1.75))
+        events = (Event("collision", "hero", "truck", {"other_kind": "truck", "relative_speed": 3.0}),) \
+            if collision and abs(t - COLLISION_T) < 1e-9 else ()
+        states.append(WorldState(time=t, frame=i, actors=(ego, truck), events=events))
+    trace = Trace(states=states, tick=TICK)
     trace.agent = [AgentOutput(time=st.time, control=Control(throttle=0.5), planned=((5.0, 0.0), (10.0, 0.5)),
                                text=f"cruise {st.ego.speed:.1f} m/s") for st in trace.states]
     trace.info = {"backend": "embedded", "seed": 0, "agent": "vlm"}

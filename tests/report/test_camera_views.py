@@ -6,8 +6,8 @@ import numpy as np
 
 from roadtest.cli import main
 from roadtest.report.overlays import PANEL_W
-from tests.report.runs import suite
-from tests.report.test_video import decode
+from .runs import suite
+from .test_video import decode
 
 
 def test_front_rig_rerendered_from_the_trace(real_run_dir, tmp_path):

@@ -9,7 +9,7 @@ import types
 import pytest
 
 from roadtest.cli import main
-from tests.report.runs import suite
+from .runs import suite
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from roadtest.cli import main
-from tests.report.runs import suite
+from .runs import suite
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("ROADTEST_ARTIFACTS", REPO / "build" / "test-artifacts"))
@@ -78,7 +78,7 @@ def browser():
         if os.environ.get("CI"):
             pytest.fail("chromium and chromium-driver must be installed in CI (.ci/run installs them)")
         pytest.skip("Debian's chromium and chromium-driver are not installed here")
-    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()

@@ -9,7 +9,7 @@ import pytest
 
 from roadtest.cli import main
 from roadtest.report.overlays import RULE_COLORS, rule_row_rect
-from tests.report.test_video import decode
+from .test_video import decode
 
 
 @pytest.fixture

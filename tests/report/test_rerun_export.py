@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from roadtest.cli import main
-from tests.report.runs import N_TICKS, suite
+from .runs import N_TICKS, suite
 
 rr = pytest.importorskip("rerun", reason="rerun-sdk is the optional 'replay' extra")
 

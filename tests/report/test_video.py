@@ -10,7 +10,7 @@ import pytest
 from roadtest.cli import main
 from roadtest.report.overlays import FONT, PANEL_W, RULE_COLORS, Trigger, draw_panel, rule_row_rect
 from roadtest.report.rundata import load_run
-from tests.report.runs import COLLISION_T, N_TICKS, VIOLATION_T, suite
+from .runs import COLLISION_T, N_TICKS, VIOLATION_T, suite
 
 W, H = 640 + PANEL_W, 640  # bird's-eye view 640 x 640 beside the 400 px panel
 
