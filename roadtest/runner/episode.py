@@ -40,6 +40,7 @@ class Job:
     timeout: float  # s wall clock
     backend: str = "embedded"
     trace_csv: str | None = None
+    agent_config: str | None = None  # the agent's config file (--agent-config)
     reference: bool = True  # compute (or reuse) the expert's reference trace for planning L2
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -87,7 +88,7 @@ def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
     return check_sensors(agent.sensors(), cls.sensor_types(), f"the {backend!r} backend", name)
 
 
-def check_agent_sensors(agent_name: str, backend: str) -> None:
+def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None) -> None:
     """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
 
     An agent that raises anything else here is left to its runs, which report it as their agent_error."""
@@ -96,7 +97,7 @@ def check_agent_sensors(agent_name: str, backend: str) -> None:
 
     agent = None
     try:
-        agent = load_agent(agent_name)
+        agent = load_agent(agent_name, agent_config)
         agent_sensors(agent, backend)
     except UserError:
         raise
@@ -118,11 +119,11 @@ def _why(e: BaseException) -> str:
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
                 deadline: float | None = None, trace_csv: str | None = None, sensors: list | None = None,
-                save_sensors: str | Path | None = None) -> Trace:
+                save_sensors: str | Path | None = None, agent_config: str | None = None) -> Trace:
     """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure.
 
     `sensors` are attached beside the agent's own (its input_data gets them too); `save_sensors` is a folder
-    that receives every image reading as PNG (FrameSaver)."""
+    that receives every image reading as PNG (FrameSaver); `agent_config` is the agent's config (file or mapping)."""
     from roadtest.errors import UserError
 
     try:
@@ -140,12 +141,12 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name)
+                agent = load_agent(agent_name, agent_config)
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
                 route = meta.get("route") or {}
                 wps = route.get("waypoints")
-                if wps and isinstance(agent, LeaderboardAgent):
+                if wps and (isinstance(agent, LeaderboardAgent) or getattr(agent, "takes_route", False)):
                     agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
                 elif wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
@@ -273,7 +274,8 @@ def execute_run(job: Job) -> dict[str, Any]:
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv,
                             sensors=job.extra.get("sensors"),
-                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None)
+                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None,
+                            agent_config=job.agent_config)
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace
