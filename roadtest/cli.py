@@ -103,6 +103,26 @@ def _compose(a: argparse.Namespace) -> int:
     return compose_command(a.rule_ids, a.country, a.out)
 
 
+def _replay(a: argparse.Namespace) -> int:
+    if a.carla:
+        from roadtest.report.carla_replay import carla_replay_command
+
+        return carla_replay_command(a.run_dir, a.carla)
+    if a.rerun:
+        from roadtest.report.rerun_export import rerun_command
+
+        return rerun_command(a.run_dir, a.out or Path("run.rrd"))
+    from roadtest.report.video import replay_command
+
+    return replay_command(a.run_dir, a.out or Path("clip.mp4"), a.at, a.views, a.fps, a.span)
+
+
+def _report(a: argparse.Namespace) -> int:
+    from roadtest.report.html import report_command
+
+    return report_command(a.results_dir, a.out, a.clips)
+
+
 def _add(sub: Any, name: str, run: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help, description=help)
     p.set_defaults(_run=run, _parser=p)
@@ -188,6 +208,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
     p.add_argument("--country", default=None, metavar="CC", help="Only this country.")
 
+    p = _add(sub, "replay", _replay, "Replay a run: a video clip, a Rerun recording, or the CARLA recorder file on a server.")
+    p.add_argument("run_dir", type=Path, help="Run folder: OUT/runs/<run id>/.")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="FILE",
+                   help="Clip .mp4 (default clip.mp4), or .rrd with --rerun (default run.rrd).")
+    p.add_argument("--at", default=None, metavar="WHEN",
+                   help="violation, collision or a time in s: clips from 5 s before to 2 s after; default the whole run.")
+    p.add_argument("--views", default=None, metavar="LIST",
+                   help="Comma-separated views: bev, a saved sensor id, or a camera rig (front, uniad) to re-render. "
+                        "Default: bev and every saved camera view.")
+    p.add_argument("--fps", type=float, default=None, metavar="F", help="Frames per second (default: the trace's rate).")
+    p.add_argument("--span", type=float, default=80.0, metavar="METRES",
+                   help="Metres the bird's-eye view covers (default 80).")
+    p.add_argument("--rerun", action="store_true", help="Write a Rerun recording (.rrd) instead of a clip.")
+    p.add_argument("--carla", default=None, metavar="HOST:PORT",
+                   help="Replay the run's CARLA recorder file on that server.")
+
+    p = _add(sub, "report", _report, "Write one static HTML page of a suite's results: table, figures, per-run plots and clips.")
+    p.add_argument("results_dir", type=Path, help="Results folder of `roadtest run` (results.jsonl, runs/).")
+    p.add_argument("-o", "--out", type=Path, default=Path("report.html"), metavar="HTML",
+                   help="HTML page to write; its files go beside it in <name>_files/ (default report.html).")
+    p.add_argument("--clips", action="store_true",
+                   help="Also render each run's clip (its first violation, else the whole run).")
+
     p = _add(sub, "compose", _compose, "Write a scenario whose scene satisfies every composed rule's context.")
     p.add_argument("rule_ids", nargs="+", help="Rule ids to compose into one scene.")
     p.add_argument("--country", default="CN", metavar="CC", help="ISO 3166 alpha-2 country code (default CN).")
@@ -197,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
-            "signs list", "compose")
+            "signs list", "replay", "report", "compose")
 
 
 def main(argv: list[str] | None = None) -> int:
