@@ -249,7 +249,9 @@ def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | 
 
     groups: dict[str, dict[str, list[int]]] = {"country": {}, "weather": {}, "light": {}, "country_clear_day": {}}
     for r in runs:
-        w, lab = r["signs"]["within_30m"], r["labels"]
+        w = (r.get("signs") or {}).get("within_30m") or {}  # a record from elsewhere may hold only some figures
+        w = {"instances": int(w.get("instances") or 0), "recognised": int(w.get("recognised") or 0)}
+        lab = r.get("labels") or {}
         keys = {k: str(lab.get(k)) for k in ("country", "weather", "light")}
         if lab.get("weather") == "clear" and lab.get("light") == "day":
             keys["country_clear_day"] = str(lab.get("country"))
