@@ -57,12 +57,20 @@ class ExpertAgent(AutonomousAgent):
     """Rule-aware privileged driver (see the module docstring)."""
 
     track = "MAP"
-    defaults = {"cruise_speed": DEFAULT_SPEED, "limit_margin": 0.1, "stop_hold": 1.0, "lookahead": 5.0,
+    defaults = {"cruise_speed": DEFAULT_SPEED, "free_speed": 90 / 3.6, "ignore": (), "limit_margin": 0.1, "stop_hold": 1.0, "lookahead": 5.0,
                 "wheelbase": 2.7, "max_wheel_angle": 0.6, "max_accel": 4.0, "max_decel": 8.0}
 
     def setup(self, path_to_conf_file: Any) -> None:
         super().setup(path_to_conf_file)
         c = self.config
+        ignore = c["ignore"]
+        ignore = [ignore] if isinstance(ignore, str) else list(ignore or [])
+        if ignore:  # the ablated expert (roadtest.agents.ablation): drop these rules' constraints
+            from roadtest.agents.ablation import check_ignored
+            from roadtest.rules.catalogue_model import load_catalogue
+
+            check_ignored(ignore, load_catalogue())
+        self.ignore = frozenset(ignore)
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
                                     max_accel=float(c["max_accel"]), max_decel=float(c["max_decel"]))
         self.route: RoutePath | None = None
@@ -107,7 +115,7 @@ class ExpertAgent(AutonomousAgent):
             given = ego.get("route_s")
             ego_s = float(given) if given is not None else self.route.project(ego["x"], ego["y"])[0]
         half = float(ego.get("length", 4.5)) / 2.0
-        limits = rule_limits(view)
+        limits = rule_limits(view, self.ignore)
         self._update_offset(view, ego, speed)
         v_des = self._desired_speed(view, speed, half, limits)
         if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
@@ -166,7 +174,7 @@ class ExpertAgent(AutonomousAgent):
         width = float(lane.get("width") or 3.5)
         own = lane.get("lane")
         for a in view.get("actors") or []:
-            if not a.get("siren") or a.get("route_s") is None:
+            if not a.get("siren") or a.get("route_s") is None or "yield_emergency_vehicle" in self.ignore:
                 continue
             in_way = abs(a["route_d"]) < width * 0.75 or abs(a["route_d"] - self.offset) < width * 0.75
             behind = -80.0 <= a["route_s"] <= 2.0 and float(a.get("speed", 0.0)) > max(2.0, 0.5 * speed)  # coming up
@@ -225,14 +233,17 @@ class ExpertAgent(AutonomousAgent):
     def _desired_speed(self, view: Mapping[str, Any], speed: float, half: float, limits: RuleLimits) -> float:
         margin = float(self.config["limit_margin"])
         limit = view.get("speed_limit")
-        v = float(self.config["cruise_speed"]) if limit is None else float(limit) - margin
+        if "speed_limit" in self.ignore:
+            limit = None
+        cruise = self.config["free_speed" if "speed_limit" in self.ignore else "cruise_speed"]
+        v = float(cruise) if limit is None else float(limit) - margin
         if limits.max_speed is not None:
             v = min(v, limits.max_speed - margin)
         vis = float((view.get("environment") or {}).get("fog_visual_range", 1e5))
         if vis < 1000.0:
             b = COMFORT_DECEL
             v = min(v, math.sqrt((b * REACTION) ** 2 + 2.0 * b * vis) - b * REACTION)
-        ahead = list(view.get("speed_limits_ahead") or []) + limits.ahead
+        ahead = ([] if "speed_limit" in self.ignore else list(view.get("speed_limits_ahead") or [])) + limits.ahead
         if self.route is not None and self.kappa is not None:
             ego_s = float((view.get("ego") or {}).get("route_s") or 0.0)
             lo, hi = np.searchsorted(self.route.cum, [ego_s - half, ego_s + 60.0])
@@ -256,7 +267,10 @@ class ExpertAgent(AutonomousAgent):
             ahead = rs - a.get("length", 4.5) / 2.0 - half
             if rs <= 0.0 or ahead > 100.0:
                 continue
-            margin = 0.8 if a.get("kind") in ("pedestrian", "bicycle", "officer") else 0.4
+            vru = a.get("kind") in ("pedestrian", "bicycle", "officer")
+            if ("no_collision_vru" if vru else "no_collision_vehicle") in self.ignore:
+                continue
+            margin = 0.8 if vru and "vru_lateral_clearance" not in self.ignore else 0.4
             corridor = ego_w / 2.0 + a.get("width", 1.8) / 2.0 + margin
             lat_v = float(a.get("vy", 0.0))
             future = [rd + lat_v * k for k in (0.0, 0.75, 1.5)] if abs(lat_v) > 0.2 else [rd]
@@ -273,10 +287,12 @@ class ExpertAgent(AutonomousAgent):
             gap = float(lt["stop_distance"]) - half
             if gap < -0.5:
                 continue
+            if state == "red" and "red_light" in self.ignore or state in ("yellow", "amber") and "yellow_light" in self.ignore:
+                continue
             if state == "red" or (state in ("yellow", "amber") and speed * speed / (2.0 * max(gap - 1.0, 0.1)) <= limits.comfort_decel):
                 out.append(Obstacle(gap=gap, speed=0.0, why=f"{state} light {lt.get('id')}", s0=1.0))
         peds = [a for a in view.get("actors") or [] if a.get("kind") in ("pedestrian", "bicycle") and a.get("route_s") is not None]
-        for cw in view.get("crosswalks") or []:
+        for cw in [] if "yield_pedestrian_crosswalk" in self.ignore else view.get("crosswalks") or []:
             gap = float(cw["distance_start"]) - half
             if gap < -1.0:
                 continue
@@ -292,7 +308,9 @@ class ExpertAgent(AutonomousAgent):
         return out
 
     def _stop_lines(self, view: Mapping[str, Any], ego_s: float, speed: float, half: float, t: float) -> list[Obstacle]:
-        out = []
+        out: list[Obstacle] = []
+        if "stop_sign" in self.ignore:
+            return out
         for sl in view.get("stop_lines") or []:
             if not sl.get("stop_sign"):
                 continue
@@ -320,6 +338,8 @@ class ExpertAgent(AutonomousAgent):
                 a = min(a, _stop_profile(speed, max(o.gap - o.s0, 0.0)))
             elif o.speed < 0.5:  # a standing road user: IDM's gentle approach
                 a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
+            elif "time_to_collision" in self.ignore:
+                a = min(a, _follow_late(speed, v_des, o))
             else:
                 a = min(a, _follow(speed, v_des, o, limits.headway))
         return max(a, -MAX_DECEL)
@@ -378,6 +398,17 @@ def _follow(speed: float, v_des: float, lead: Obstacle, headway: float) -> float
     if lead.gap < lead.s0:
         a = -MAX_DECEL
     return a
+
+
+def _follow_late(speed: float, v_des: float, lead: Obstacle) -> float:
+    """Car following without the gentle approach (the expert ignoring time_to_collision): keep the free speed
+    until stopping the closing speed within the gap left needs 4 m/s^2, then brake at what it needs."""
+    if lead.gap < lead.s0:
+        return -MAX_DECEL
+    if speed > lead.speed:
+        need = (speed - lead.speed) ** 2 / (2.0 * max(lead.gap - lead.s0, 0.1))
+        return -need if need >= 4.0 else _free(speed, v_des)
+    return min(_free(speed, v_des), lead.speed - speed + 0.25 * (lead.gap - lead.s0 - 1.6 * lead.speed))
 
 
 def _curvature(route: RoutePath) -> np.ndarray:

@@ -46,9 +46,12 @@ def _night(env: Mapping[str, Any]) -> bool:
     return float(env.get("sun_intensity", 1.0)) < 0.2
 
 
-def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
-    """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view."""
+def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -> RuleLimits:
+    """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view;
+    the rules in `ignore` are skipped (the ablated expert), and ignoring safe_distance also drops the default gap."""
     out = RuleLimits()
+    if "safe_distance" in ignore:
+        out.min_gap, out.headway = 1.5, 0.6
     env = view.get("environment") or {}
     vis = float(env.get("fog_visual_range", 1e5))
     zones = view.get("zones") or []
@@ -57,6 +60,8 @@ def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
         rid = str(rule.get("id", "") if isinstance(rule, Mapping) else rule)
         params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
         p = lambda k, d=None: param_si(params, k, d)  # noqa: E731
+        if rid in ignore:
+            continue
         if rid == "fog_speed_limit":
             if vis <= (p("visibility_threshold", 50.0) or 50.0):
                 out.cap(p("fog_speed", 30 / 3.6))
