@@ -16,21 +16,22 @@ ROOT = Path(__file__).resolve().parents[1]
 BIG3 = ["CN", "DE", "US"]
 WITH_JP = ["CN", "DE", "US", "JP"]
 
+def _catalogue() -> dict[str, Any]:
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    return load_catalogue()
+
+
+def _where(rule_id: str) -> list[str]:
+    """The countries whose jurisdiction the rule lists, in the catalogue's order."""
+    return list(_catalogue()[rule_id].jurisdictions)
+
+
 # the slow truck ahead needs time to follow: a longer road and time limit
 _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
-    "L1": [
-        (["speed_limit"], WITH_JP, {}, {}),
-        (["stop_sign"], BIG3, {}, {}),
-        (["red_light"], WITH_JP, {}, {}),
-        (["school_zone_speed"], BIG3, {}, {}),
-        (["yield_pedestrian_crosswalk"], BIG3, {}, {}),
-        (["safe_distance"], BIG3, {}, {}),
-        (["fog_speed_limit"], ["CN", "US"], {}, {}),
-        (["time_to_collision"], BIG3, {}, {}),
-        (["vru_lateral_clearance"], BIG3, {}, {}),
-    ],
+    "L1": [([rid], _where(rid), {}, {}) for rid in _catalogue()],  # every rule alone, in every country that has it
     "L2": [
         (["speed_limit", "no_overtaking_solid_line"], BIG3, {}, {}),
         (["no_lane_change_tunnel", "speed_limit"], BIG3, {}, {}),
