@@ -29,9 +29,22 @@ def _where(rule_id: str) -> list[str]:
 
 # the slow truck ahead needs time to follow: a longer road and time limit
 _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
+# where the composed scene alone does not put the rule to the test
+_L1_TWEAKS: dict[str, dict[str, Any]] = {
+    # a road fast enough that the night cap (65 mph) binds below the road's limit
+    "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
+    # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it
+    "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
+        {"id": "ped", "kind": "pedestrian", "place": {"side": "right", "s": 100},
+         "behaviours": [{"action": "cross_road", "speed": 2, "to": "left", "trigger": {"ego_distance": 40}}]}]},
+    # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
+    "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
+        {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
+}
+
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
-    "L1": [([rid], _where(rid), {}, {}) for rid in _catalogue()],  # every rule alone, in every country that has it
+    "L1": [([rid], _where(rid), {}, _L1_TWEAKS.get(rid, {})) for rid in _catalogue()],  # every rule alone, wherever it holds
     "L2": [
         (["speed_limit", "no_overtaking_solid_line"], BIG3, {}, {}),
         (["no_lane_change_tunnel", "speed_limit"], BIG3, {}, {}),

@@ -233,8 +233,12 @@ class ExpertAgent(AutonomousAgent):
     def _desired_speed(self, view: Mapping[str, Any], speed: float, half: float, limits: RuleLimits) -> float:
         margin = float(self.config["limit_margin"])
         limit = view.get("speed_limit")
+        ahead = list(view.get("speed_limits_ahead") or [])
+        zones_ignored = {k for r, k in (("school_zone_speed", "school_zone"), ("work_zone_speed", "work_zone")) if r in self.ignore}
+        if zones_ignored:
+            limit, ahead = _without_zones(view, zones_ignored)
         if "speed_limit" in self.ignore:
-            limit = None
+            limit, ahead = None, []
         cruise = self.config["free_speed" if "speed_limit" in self.ignore else "cruise_speed"]
         v = float(cruise) if limit is None else float(limit) - margin
         if limits.max_speed is not None:
@@ -243,7 +247,7 @@ class ExpertAgent(AutonomousAgent):
         if vis < 1000.0:
             b = COMFORT_DECEL
             v = min(v, math.sqrt((b * REACTION) ** 2 + 2.0 * b * vis) - b * REACTION)
-        ahead = ([] if "speed_limit" in self.ignore else list(view.get("speed_limits_ahead") or [])) + limits.ahead
+        ahead += limits.ahead
         if self.route is not None and self.kappa is not None:
             ego_s = float((view.get("ego") or {}).get("route_s") or 0.0)
             lo, hi = np.searchsorted(self.route.cum, [ego_s - half, ego_s + 60.0])
@@ -409,6 +413,18 @@ def _follow_late(speed: float, v_des: float, lead: Obstacle) -> float:
         need = (speed - lead.speed) ** 2 / (2.0 * max(lead.gap - lead.s0, 0.1))
         return -need if need >= 4.0 else _free(speed, v_des)
     return min(_free(speed, v_des), lead.speed - speed + 0.25 * (lead.gap - lead.s0 - 1.6 * lead.speed))
+
+
+def _without_zones(view: Mapping[str, Any], kinds: set[str]) -> tuple[float | None, list]:
+    """The limit in force and the limits ahead as if the zones of these kinds had no limits of their own."""
+    zones = view.get("zones") or []
+    base = view.get("base_speed_limit")
+    now = [float(base)] if base is not None else []
+    now += [float(z["speed_limit"]) for z in zones if z["inside"] and z.get("speed_limit") and z.get("kind") not in kinds]
+    dropped = {(float(z["distance_start"]), float(z["speed_limit"])) for z in zones
+               if z.get("kind") in kinds and z.get("speed_limit") and not z["inside"]}
+    ahead = [x for x in view.get("speed_limits_ahead") or [] if (float(x[0]), float(x[1])) not in dropped]
+    return (min(now) if now else view.get("speed_limit") if base is None else None), ahead
 
 
 def _curvature(route: RoutePath) -> np.ndarray:

@@ -43,6 +43,9 @@ class RuleLimits:
 
 
 def _night(env: Mapping[str, Any]) -> bool:
+    """Night as the night_speed monitor reads it: the sun below the horizon (or, without its elevation, a dim sun)."""
+    if env.get("sun_elevation") is not None:
+        return float(env["sun_elevation"]) < 0.0
     return float(env.get("sun_intensity", 1.0)) < 0.2
 
 
