@@ -31,6 +31,8 @@ def _where(rule_id: str) -> list[str]:
 _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
 # where the composed scene alone does not put the rule to the test
 _L1_TWEAKS: dict[str, dict[str, Any]] = {
+    # a route longer than the 15 s an ambulance may stay blocked (at the limit, 50 km/h)
+    "yield_emergency_vehicle": {"road": {"length": 400}, "expect": {"timeout": 90}},
     # a road fast enough that the night cap (65 mph) binds below the road's limit
     "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
     # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it
@@ -99,6 +101,9 @@ def build() -> dict[str, int]:
             base_country = countries[0]
             sc = _merge(compose_scenario(rules, base_country, countries=countries), tweaks)
             _fit_route(sc)
+            if level == "L1" and rules == ["yield_emergency_vehicle"]:
+                for actor in sc["actors"]:  # an ambulance that waits behind an ego that does not make room
+                    actor["reacts"] = actor["kind"] == "emergency" or None
             fit_emergency_scene(sc)  # its timings depend on the road's length
             sc["name"] = f"{level.lower()}-" + "-".join(r.replace("_", "-") for r in rules)
             sc["level"] = level

@@ -213,6 +213,19 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
     return events
 
 
+def _reacting(actor) -> xosc.Controller:
+    """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
+    a slower ego instead of driving through it."""
+    speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
+                 None)
+    props = xosc.Properties()
+    props.add_property("esminiController", "ACCController")
+    props.add_property("setSpeed", f"{(speed if speed is not None else actor.speed):.4f}")
+    props.add_property("timeGap", "1.0")
+    props.add_property("mode", "override")
+    return xosc.Controller(f"{actor.id}_reacts", props)
+
+
 def _act(name: str, actor_id: str, events: list[xosc.Event], timeout: float) -> xosc.Act:
     man = xosc.Maneuver(f"{name}_maneuver")
     for ev in events:
@@ -237,7 +250,7 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
         ent = _entity(a.kind, a.model)
         if a.kind == "emergency":
             ent.add_property("siren", "true" if a.siren_on else "false")
-        entities.add_scenario_object(a.id, ent)
+        entities.add_scenario_object(a.id, ent, controller=_reacting(a) if a.reacts else None)
     init = xosc.Init()
     init.add_global_action(xosc.EnvironmentAction(environment(sc.environment)))
     init.add_init_action(EGO, xosc.TeleportAction(_position(spots[EGO])))
@@ -257,6 +270,8 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
         init.add_init_action(a.id, xosc.TeleportAction(_position(spot, h)))
         if a.kind not in STATIC_KINDS - {"broken_down_vehicle"}:
             init.add_init_action(a.id, _speed(a.speed))
+        if a.reacts:
+            init.add_init_action(a.id, xosc.ActivateControllerAction(lateral=False, longitudinal=True))
         events = _events(a, spot, layout, sc.road.lanes.forward, sc.ego.lane)
         if events:
             story.add_act(_act(f"{a.id}_act", a.id, events, timeout))
