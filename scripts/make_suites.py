@@ -33,6 +33,13 @@ _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
 _L1_TWEAKS: dict[str, dict[str, Any]] = {
     # a route longer than the 15 s an ambulance may stay blocked (at the limit, 50 km/h)
     "yield_emergency_vehicle": {"road": {"length": 400}, "expect": {"timeout": 90}},
+    # start within the dense-fog cap (20 km/h) rather than above it at t = 0
+    "fog_expressway": {"ego": {"speed": 15}},
+    # a slower truck starting beyond the 50 m the rule asks; the goal comes before the truck stops at the road's end
+    "expressway_distance": {"road": {"length": 600}, "ego": {"route": {"distance": 380}}, "actors": [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": 90},
+                                        "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
+    # the sign stands on the road past the goal: the route need not enter it (no junction arm to turn into yet)
+    "no_entry": {"road": {"signs": [{"id": "no_entry", "s": 245, "side": "kerb"}]}},
     # a road fast enough that the night cap (65 mph) binds below the road's limit
     "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
     # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it
@@ -101,6 +108,8 @@ def build() -> dict[str, int]:
             base_country = countries[0]
             sc = _merge(compose_scenario(rules, base_country, countries=countries), tweaks)
             _fit_route(sc)
+            if "route" in tweaks.get("ego", {}):  # a goal the tweak puts short of the road's end
+                sc["ego"]["route"] = tweaks["ego"]["route"]
             if level == "L1" and rules == ["yield_emergency_vehicle"]:
                 for actor in sc["actors"]:  # an ambulance that waits behind an ego that does not make room
                     actor["reacts"] = actor["kind"] == "emergency" or None

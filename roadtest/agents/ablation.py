@@ -23,6 +23,7 @@ ABLATIONS: dict[str, str] = {
     "fog_speed_limit": "the fog cap (the sight-distance speed stays)",
     "fog_expressway": "the fog caps and gaps of the expressway rule",
     "night_speed": "the night cap",
+    "expressway_distance": "the expressway's minimum gaps (keeps its own 1.6 s time gap)",
     "safe_distance": "the rule's and its own time gap (follows at 0.6 s, 1.5 m standstill gap)",
     "time_to_collision": "the gentle approach to a slower lead (keeps speed, then brakes at 4 m/s^2 when needed)",
     "stop_sign": "the stops at stop lines",

@@ -92,6 +92,10 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
         elif rid == "safe_distance":
             out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.6)  # margin for a braking lead
             out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 1.5)
+        elif rid == "expressway_distance":  # a gap that grows to fast_gap by fast_speed, never under slow_gap
+            slow, fast, v_fast = p("slow_gap", 50.0), p("fast_gap", 100.0), p("fast_speed", 100 / 3.6)
+            out.min_gap = max(out.min_gap, (slow or 50.0) + 5.0)
+            out.headway = max(out.headway, (fast or 100.0) / (v_fast or 100 / 3.6) + 0.2)
         elif rid == "yellow_light":
             out.comfort_decel = p("comfort_decel", 3.0) or 3.0
         else:
