@@ -95,3 +95,34 @@ def test_cli_unknown_ignored_rule_exits_2(repo_root, capsys):
     rc = main(["run", str(repo_root / "scenarios" / "composed" / "L1" / "red_light.yaml"), "--agent", "expert-ignore:nope",
                "-o", "/tmp/roadtest-test-ignore-nope"])
     assert rc == 2
+
+
+def test_reacting_actor_is_an_acc_controller_at_its_speed(repo_root, tmp_path):
+    """`reacts: true` emits an ACCController cruising at the actor's speed (m/s), activated longitudinally at start."""
+    import xml.etree.ElementTree as ET
+
+    scene = _scene(repo_root, "yield_emergency_vehicle")
+    (amb,) = [a for a in scene["actors"] if a["kind"] == "emergency"]
+    assert amb["reacts"] is True
+    bundle = _bundle(repo_root, tmp_path, "yield_emergency_vehicle", "CN")
+    root = ET.parse(bundle.xosc).getroot()
+    obj = [o for o in root.iter("ScenarioObject") if o.get("name") == amb["id"]][0]
+    props = {p.get("name"): p.get("value") for p in obj.iter("Property")}
+    assert props["esminiController"] == "ACCController"
+    assert float(props["setSpeed"]) == pytest.approx(amb["speed"] / 3.6, abs=1e-3)
+    private = [p for p in root.iter("Private") if p.get("entityRef") == amb["id"]][0]
+    act = private.find(".//ActivateControllerAction")
+    assert act is not None and act.get("longitudinal") == "true"
+
+
+def test_ambulance_waits_behind_an_ego_that_does_not_yield(repo_root, tmp_path):
+    """At no more than the limit the route takes longer than the 15 s the ambulance may stay blocked,
+    so the expert ignoring it blocks it too long; the full expert makes room."""
+    from roadtest.runner.coverage import run_variant
+
+    scene = _scene(repo_root, "yield_emergency_vehicle")
+    assert scene["ego"]["route"]["distance"] / (scene["road"]["speed_limit"] / 3.6) > 15.0
+    bundle = _bundle(repo_root, tmp_path, "yield_emergency_vehicle", "JP")
+    row = run_variant(str(bundle.root), tick=0.05, lane_follower=False)
+    assert row["expert"]["verdicts"] == {"yield_emergency_vehicle": "satisfied"}
+    assert row["ignoring"]["yield_emergency_vehicle"]["verdicts"] == {"yield_emergency_vehicle": "violated"}
