@@ -33,7 +33,9 @@ ABLATIONS: dict[str, str] = {
     "yield_emergency_vehicle": "moving aside for an emergency vehicle with its siren on",
     "no_collision_vehicle": "vehicles as obstacles",
     "no_collision_vru": "pedestrians and cyclists as obstacles",
-    "vru_lateral_clearance": "the wider corridor kept around pedestrians and cyclists (0.4 m as for cars)",
+    "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
+    "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
+    "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
 }
 
 

@@ -3,7 +3,8 @@
 It reads the route, its speed and the `roadtest.objects` sensor; follows the route with pure pursuit;
 chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
 rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
-moving aside within what the marks allow; and plans 3 s ahead with the same model.
+moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
+traffic allow (roadtest.agents.overtake); and plans 3 s ahead with the same model.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
 
@@ -71,6 +73,9 @@ class ExpertAgent(AutonomousAgent):
 
             check_ignored(ignore, load_catalogue())
         self.ignore = frozenset(ignore)
+        self.overtaker = Overtaker(self.ignore)
+        self.v_des = DEFAULT_SPEED
+        self.time = 0.0
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
                                     max_accel=float(c["max_accel"]), max_decel=float(c["max_decel"]))
         self.route: RoutePath | None = None
@@ -102,7 +107,7 @@ class ExpertAgent(AutonomousAgent):
             ego.update({k: float(pose[k]) for k in ("x", "y", "h") if k in pose})
         if self.prev_time is not None and timestamp > self.prev_time:
             self.dt = timestamp - self.prev_time
-        self.prev_time = timestamp
+        self.prev_time, self.time = timestamp, timestamp
         if self.route is None:
             pts = sensor_data(input_data, "route") or self.global_plan
             if pts and len(pts) >= 2:
@@ -117,7 +122,7 @@ class ExpertAgent(AutonomousAgent):
         half = float(ego.get("length", 4.5)) / 2.0
         limits = rule_limits(view, self.ignore)
         self._update_offset(view, ego, speed)
-        v_des = self._desired_speed(view, speed, half, limits)
+        v_des = self.v_des = self._desired_speed(view, speed, half, limits)
         if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
             aside = self.ev_plan is not None and abs(float(ego.get("route_d") or 0.0) - self.ev_plan[0]) < 0.25
             v_des = 0.0 if aside else min(v_des, 5.0)
@@ -209,6 +214,9 @@ class ExpertAgent(AutonomousAgent):
             break
         if not self.yielding:
             self.ev_plan = None
+            passing = self.overtaker.want(view, ego, speed, self.v_des, self.time)
+            if passing is not None:
+                want, self.ev_mode = passing, "overtake"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
