@@ -37,13 +37,16 @@ def test_scenes_put_the_ignored_rule_in_play(repo_root):
     assert lim["road"]["speed_limit"] < 90  # the ablated expert's free speed is 90 km/h
     school = _scene(repo_root, "school_zone_speed")
     assert school["road"]["sections"][0]["speed_limit"] < school["road"]["speed_limit"]  # the road's limit breaks the zone's
+    vru = _scene(repo_root, "vru_lateral_clearance")
+    assert vru["road"]["markings"]["center"].startswith("broken")  # passing is allowed, so the expert passes it
+    assert vru["actors"][0]["speed"] < 0.7 * vru["road"]["speed_limit"]  # slow enough to be worth passing
     ttc = _scene(repo_root, "time_to_collision")
     assert ttc["actors"][0]["speed"] < ttc["road"]["speed_limit"]  # a slower lead to close on
 
 
 # rule -> country: a spread over three countries keeps the subset short
 SUBSET = {"red_light": "DE", "stop_sign": "US", "speed_limit": "CN", "school_zone_speed": "DE",
-          "time_to_collision": "US", "safe_distance": "CN"}
+          "time_to_collision": "US", "safe_distance": "CN", "vru_lateral_clearance": "DE"}
 
 
 @pytest.mark.parametrize("rule", sorted(SUBSET))
