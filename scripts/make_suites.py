@@ -44,8 +44,8 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
     # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it
     "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
-        {"id": "ped", "kind": "pedestrian", "place": {"side": "right", "s": 100},
-         "behaviours": [{"action": "cross_road", "speed": 2, "to": "left", "trigger": {"ego_distance": 40}}]}]},
+        {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
+         "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
     "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
         {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},

@@ -46,7 +46,7 @@ class Overtaker:
                 return None
             return self.offset
         lead = min((a for a in actors if 0.0 < a["route_s"] < 60.0 and abs(a["route_d"]) < 1.5
-                    and a.get("kind") not in ("static", "officer") and not a.get("siren")),
+                    and a.get("kind") not in ("static", "officer") and not a.get("siren") and self._sees(a)),
                    key=lambda a: a["route_s"], default=None)
         if lead is None or float(lead.get("speed", 0.0)) > SLOW * v_des or float(lead.get("speed", 0.0)) < 0.5:
             self.blocked_since = None
@@ -56,6 +56,10 @@ class Overtaker:
             return None
         self.target, self.offset = str(lead.get("id")), self._offset(view, ego, lead)
         return self.offset
+
+    def _sees(self, a: Mapping[str, Any]) -> bool:
+        """Whether the expert takes this road user as an obstacle (the ablated expert may not)."""
+        return ("no_collision_vru" if a.get("kind") in VRUS else "no_collision_vehicle") not in self.ignore
 
     def _side(self, view: Mapping[str, Any]) -> tuple[str, float]:
         return ("left", 1.0) if view.get("driving_side", "right") == "right" else ("right", -1.0)

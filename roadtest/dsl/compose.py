@@ -214,8 +214,8 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
                  "behaviours": [{"action": "keep_speed"}]}]
     if need == "pedestrian_crossing":
         s = road["crosswalks"][0]["s"]
-        return [{"id": "ped", "kind": "pedestrian", "place": {"side": "right", "s": s},
-                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "left", "trigger": {"ego_distance": 20}}]}]
+        return [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": s},
+                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 20}}]}]
     if need == "emergency_vehicle":
         return [{"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35},
                  "speed": 60, "behaviours": [{"action": "keep_speed"}]}]

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 from scenariogeneration import xosc
 
-from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS
+from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, driver_side
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot, side_t
 
@@ -150,7 +150,7 @@ def _lanes_left(layout: Layout, user_from: int, user_to: int) -> int:
 
 def _crossing(actor, spot: Spot, b, layout: Layout) -> tuple[xosc.FollowTrajectoryAction, float]:
     piece = layout.pieces[spot.road]
-    goal_t = side_t(piece, spot.s, b.to)
+    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"))
     x0, y0 = spot.x, spot.y
     x1, y1, _ = piece.ref.point(spot.s, goal_t)
     dur = max(math.hypot(x1 - x0, y1 - y0) / b.speed, 0.1)

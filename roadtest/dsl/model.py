@@ -359,7 +359,8 @@ class Stop(_Behaviour):
 class CrossRoad(_Behaviour):
     action: Literal["cross_road"]
     speed: Annotated[float, Field(gt=0), AfterValidator(_kmh)] = Field(5.0, validate_default=True, description="Walking/riding speed: km/h in YAML, m/s in the model.")
-    to: Literal["left", "right"] = Field("left", description="Side of the road it walks to.")
+    to: Literal["left", "right", "kerb", "far"] = Field("left", description="Side of the road it walks to, as the "
+                                                                      "forward driver sees it (kerb, far, left, right).")
 
 
 class FollowLane(_Behaviour):

@@ -71,7 +71,7 @@ def rule_table(rows: Iterable[dict[str, Any]], catalogue: dict[str, Any]) -> lis
             verdict = r[FULL]["verdicts"].get(rid)
             if verdict == "not_applicable":
                 e["not_applicable"] += 1
-            elif r["feasible"] and verdict == "satisfied":
+            elif r["feasible"] and verdict in ("satisfied", "excused"):  # excused: yields to a higher rule
                 e["feasible"] += 1
             ign = (r.get("ignoring") or {}).get(rid)
             if ign and ign["verdicts"].get(rid) == "violated":
