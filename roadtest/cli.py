@@ -57,7 +57,14 @@ def _run(a: argparse.Namespace) -> int:
     return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
-                       save_sensors=a.save_sensors)
+                       save_sensors=a.save_sensors, agent_config=a.agent_config,
+                       backend_options=_carla_options(a))
+
+
+def _carla_options(a: argparse.Namespace) -> dict:
+    """The --carla-* values given, as CarlaSimulator keyword arguments."""
+    given = {"host": a.carla_host, "port": a.carla_port, "tm_port": a.carla_tm_port, "weather": a.carla_weather}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _rules_list(a: argparse.Namespace) -> int:
@@ -128,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--agent", default=None, metavar="NAME",
                    help="Agent name (expert, lane-follower, idle; expert-ignore:RULE for the expert that ignores RULE) or path/file.py:Class. "
                         "Default: the ego under its scenario controller.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
+                   help="The agent's config file (.yaml or .json), e.g. uniad.yaml for --agent e2e-server.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")
@@ -140,6 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Also write every entity's state each tick as CSV (single run).")
     p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
+    p.add_argument("--carla-host", default=None, metavar="HOST[:PORT]",
+                   help="CARLA server host, optionally with its RPC port (with --backend carla; default localhost).")
+    p.add_argument("--carla-port", default=None, metavar="PORT[,PORT...]",
+                   help="CARLA server RPC port (default 2000); several servers as 2000,2003,... (one per worker).")
+    p.add_argument("--carla-tm-port", type=int, default=None, metavar="PORT",
+                   help="CARLA Traffic Manager port (default 8000).")
+    p.add_argument("--carla-weather", default=None, metavar="MAPPING",
+                   help="Environment to CARLA weather: roadtest (default, the richer mapping) or scenario_runner.")
     p.add_argument("--executor", default="local", metavar="NAME",
                    help="local (worker processes on this machine, the default) or ray (a Ray cluster).")
     p.add_argument("--address", default=None, metavar="ADDR",
