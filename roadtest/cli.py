@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _add(sub, "run", _run, "Run scenarios closed-loop and score them.")
     p.add_argument("target", type=Path, help="Scenario .yaml, suite, folder, bundle folder or .xosc.")
     p.add_argument("-a", "--agent", default=None, metavar="NAME",
-                   help="Agent name (expert, lane-follower, idle) or path/file.py:Class. "
+                   help="Agent name (expert, lane-follower, idle; expert-ignore:RULE for the expert that ignores RULE) or path/file.py:Class. "
                         "Default: the ego under its scenario controller.")
     p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
                    help="The agent's config file (.yaml or .json), e.g. uniad.yaml for --agent e2e-server.")
