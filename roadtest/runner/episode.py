@@ -250,6 +250,8 @@ def execute_run(job: Job) -> dict[str, Any]:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
+        if isinstance(meta.get("params"), dict):
+            record["params"] = dict(meta["params"])  # a distribution's variant: the parameter values it ran with
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv)
         status, reason = "completed", ""
