@@ -6,6 +6,7 @@ broken bundle raising is `sim_error` (an infrastructure failure), the wall-clock
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -24,6 +25,7 @@ BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roa
 STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout", "invalid")
 DEFAULT_MAX_TIME = 600.0  # s of simulated time when the scenario sets no limit and no stop trigger fires
 REFERENCE_AGENT = "expert"
+DERIVES = ("embedded", "carla")  # backends whose bare .xosc runs get a derived route and default rules
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,9 @@ def _expectations(meta: dict, score: dict) -> list[str]:
 def execute_run(job: Job) -> dict[str, Any]:
     """Run, score and store one job; return its results.jsonl record (never raises for a run's own failure)."""
     from roadtest.bundle import load_bundle
+    from roadtest.errors import UserError
     from roadtest.metrics.score import jsonable, score_run
+    from roadtest.runner.derived_meta import derived_for_run, needs_derivation
 
     start = time.monotonic()
     run_dir = Path(job.out) / "runs" / job.run_id
@@ -249,6 +253,15 @@ def execute_run(job: Job) -> dict[str, Any]:
     try:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
+        if job.backend in DERIVES and needs_derivation(meta):  # a third-party file: score it on what it implies
+            try:
+                meta = derived_for_run(bundle, Path(job.out), job.variant, job.tick)
+                bundle = dataclasses.replace(bundle, meta=meta)
+                record["derived"] = meta.get("derived")
+            except UserError:
+                pass  # the file's own mistake: the run below reports it as invalid
+            except Exception as e:  # noqa: BLE001 - the run still goes ahead, scored as before
+                record["derived"] = {"error": f"deriving route and rules failed: {_why(e)}"}
         record["scenario"] = meta.get("scenario") or bundle.id
         if isinstance(meta.get("params"), dict):
             record["params"] = dict(meta["params"])  # a distribution's variant: the parameter values it ran with
