@@ -15,7 +15,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["derive_meta", "needs_derivation", "DEFAULT_RULES", "LIGHT_TYPES", "STOP_TYPES", "LIMIT_TYPES"]
+__all__ = ["derive_meta", "derived_for_run", "needs_derivation", "map_scene", "default_rules", "DEFAULT_RULES",
+           "LIGHT_TYPES", "STOP_TYPES", "LIMIT_TYPES"]
 
 DEFAULT_RULES = ("no_collision_vehicle", "no_collision_vru")
 LIGHT_TYPES = frozenset({"1000001", "1000002", "1000011", "1000009"})  # OpenDRIVE/StVO traffic-light signal types
@@ -162,7 +163,7 @@ def _limit_zones(net, route_lanes: dict[str, int]) -> list[dict[str, Any]]:
     return zones
 
 
-def _scene(net, route: dict[str, Any]) -> dict[str, Any]:
+def map_scene(net, route: dict[str, Any]) -> dict[str, Any]:
     route_lanes = {str(g["road"]): int(g["lane"]) for g in route.get("lanes") or []}
     signs, lights, stop_lines = [], [], []
     for sg in net.signals.values():
@@ -180,7 +181,7 @@ def _scene(net, route: dict[str, Any]) -> dict[str, Any]:
     return {"signs": signs, "lights": lights, "stop_lines": stop_lines, "zones": _limit_zones(net, route_lanes)}
 
 
-def _rules(scene: dict[str, Any], country: str | None) -> list[dict[str, Any]]:
+def default_rules(scene: dict[str, Any], country: str | None) -> list[dict[str, Any]]:
     from roadtest.rules.catalogue_model import catalogue_dir, load_rule_file
     from roadtest.rules.in_meta import RuleInForce
 
@@ -207,9 +208,9 @@ def derive_meta(bundle, tick: float = 0.05) -> dict[str, Any]:
             meta["ego"] = {"entity": ego}
         return meta
     route, how = _route(trace, net, _has_routing(Path(bundle.xosc), ego))
-    scene = _scene(net, route)
+    scene = map_scene(net, route)
     country = meta.get("country")
-    rules = _rules(scene, country)
+    rules = default_rules(scene, country)
     derived.update({"route": how, "speed_limits": f"{len(scene['zones'])} stretch(es) of the map's speed records"
                     + (f" and {sum(s['kind'] == 'speed_limit' for s in scene['signs'])} sign(s)" if scene["signs"] else ""),
                     "signals": {"lights": len(scene["lights"]), "stop_signs": sum(s["kind"] == "stop" for s in scene["signs"]),

@@ -58,3 +58,25 @@ def test_an_agent_on_a_bare_xosc_is_scored_on_derived_route_and_rules(tmp_path, 
     assert v["no_collision_vehicle"] != "violated" and v["no_collision_vru"] != "violated"
     if agent is None:
         assert rec["roadtest"]["route_completion"] > 90.0
+
+
+def test_lights_stop_signs_and_limit_signs_of_the_map_bring_their_rules():
+    from roadtest.runner.derived_meta import default_rules, map_scene
+    from roadtest.sim.road.network import RoadNetwork
+
+    signals = """<signals>
+      <signal id="10" s="150" t="-4" dynamic="yes" orientation="+" country="DE" type="1000001" subtype="-1" name="light"/>
+      <signal id="11" s="300" t="-4" dynamic="no" orientation="+" country="DE" type="206" subtype="-1" name="s"/>
+      <signal id="12" s="400" t="-4" dynamic="no" orientation="+" country="DE" type="274" subtype="-1" value="50" unit="km/h" name="v"/>
+    </signals><objects><object id="20" type="roadMark" name="stopLine" s="148" t="-1.75" zOffset="0" orientation="none" length="0.3" width="3.5" hdg="0"/></objects>"""
+    xodr = straight_road(500.0).replace("</lanes></road>", "</lanes>" + signals + "</road>")
+    net = RoadNetwork.from_bytes(xodr.encode())
+    scene = map_scene(net, {"lanes": [{"road": "1", "lane": -1, "s_start": 0, "s_end": 500}]})
+    assert [(lt["signal_id"], lt["s"]) for lt in scene["lights"]] == [("10", 150.0)]
+    assert [(s["kind"], s["s"]) for s in scene["signs"]] == [("stop", 300.0), ("speed_limit", 400.0)]
+    assert scene["stop_lines"] == [{"road": "1", "s": 148.0}]
+    assert scene["signs"][1]["value"] == 50.0 and scene["zones"] == []  # no speed records on this road
+    ids = [r["id"] for r in default_rules(scene, None)]
+    assert ids == ["no_collision_vehicle", "no_collision_vru", "speed_limit", "red_light", "stop_sign"]
+    bare = map_scene(RoadNetwork.from_bytes(straight_road(500.0).encode()), {})
+    assert [r["id"] for r in default_rules(bare, None)] == ["no_collision_vehicle", "no_collision_vru"]
