@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["derive_meta", "derived_for_run", "needs_derivation", "map_scene", "default_rules", "DEFAULT_RULES",
+__all__ = ["derive_meta", "meta_from_run", "scenario_map", "store_derived", "derived_for_run", "needs_derivation", "map_scene", "default_rules", "DEFAULT_RULES",
            "LIGHT_TYPES", "STOP_TYPES", "LIMIT_TYPES"]
 
 DEFAULT_RULES = ("no_collision_vehicle", "no_collision_vru")
@@ -196,8 +196,22 @@ def default_rules(scene: dict[str, Any], country: str | None) -> list[dict[str, 
 
 
 def derive_meta(bundle, tick: float = 0.05) -> dict[str, Any]:
-    """meta.json for a bundle that has none: ego, route, scene and default rules, and `derived` saying how."""
+    """meta.json for a bundle that has none, from one run of the file's own ego (see meta_from_run)."""
     trace, net = _scripted_run(bundle, tick)
+    return meta_from_run(bundle, trace, net)
+
+
+def scenario_map(bundle):
+    """The map a scenario's LogicFile names (None without one), as its run loads it."""
+    from roadtest.sim.road import load_map
+    from roadtest.sim.xosc.parser import load_scenario
+
+    logic = load_scenario(bundle.xosc).logic_file
+    return load_map(logic) if logic is not None and Path(logic).is_file() else None
+
+
+def meta_from_run(bundle, trace, net) -> dict[str, Any]:
+    """Ego, route, scene and default rules from a run of the file's own ego on map `net`, and `derived` saying how."""
     ego = trace.info.get("ego")
     meta: dict[str, Any] = dict(bundle.meta)
     derived: dict[str, Any] = {"from": "the scenario file and its map (no roadtest meta.json)"}
@@ -222,21 +236,36 @@ def derive_meta(bundle, tick: float = 0.05) -> dict[str, Any]:
     return meta
 
 
-def derived_for_run(bundle, out: Path, variant: str, tick: float) -> dict[str, Any]:
-    """derive_meta, computed once per (variant, tick) and kept under OUT/derived/ for the other seeds and agents."""
+def _cache(out: Path, variant: str, tick: float) -> Path:
+    folder = Path(out) / "derived"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{variant}__t{tick:g}.meta.json"
+
+
+def _store(path: Path, meta: dict[str, Any]) -> None:
     import json
     import os
 
-    folder = Path(out) / "derived"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{variant}__t{tick:g}.meta.json"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(meta))
+    os.replace(tmp, path)
+
+
+def store_derived(out: Path, variant: str, tick: float, meta: dict[str, Any]) -> None:
+    """Keep a meta derived from a run of the file's own ego for the variant's other runs."""
+    _store(_cache(out, variant, tick), meta)
+
+
+def derived_for_run(bundle, out: Path, variant: str, tick: float) -> dict[str, Any]:
+    """derive_meta, computed once per (variant, tick) and kept under OUT/derived/ for the other seeds and agents."""
+    import json
+
+    path = _cache(out, variant, tick)
     if path.exists():
         try:
             return json.loads(path.read_text())
         except ValueError:  # a damaged cache entry is derived again
             pass
     meta = derive_meta(bundle, tick)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(meta))
-    os.replace(tmp, path)
+    _store(path, meta)
     return meta

@@ -241,7 +241,8 @@ def execute_run(job: Job) -> dict[str, Any]:
     from roadtest.bundle import load_bundle
     from roadtest.errors import UserError
     from roadtest.metrics.score import jsonable, score_run
-    from roadtest.runner.derived_meta import derived_for_run, needs_derivation
+    from roadtest.runner.derived_meta import (derived_for_run, meta_from_run, needs_derivation, scenario_map,
+                                              store_derived)
 
     start = time.monotonic()
     run_dir = Path(job.out) / "runs" / job.run_id
@@ -253,8 +254,9 @@ def execute_run(job: Job) -> dict[str, Any]:
     try:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
-        if job.backend in DERIVES and needs_derivation(meta):  # a third-party file: score it on what it implies
-            try:
+        derive_after = job.backend in DERIVES and needs_derivation(meta) and job.agent is None
+        if job.backend in DERIVES and needs_derivation(meta) and job.agent is not None:
+            try:  # a third-party file: score the agent on what the file implies (one run of the file's own ego)
                 meta = derived_for_run(bundle, Path(job.out), job.variant, job.tick)
                 bundle = dataclasses.replace(bundle, meta=meta)
                 record["derived"] = meta.get("derived")
@@ -268,6 +270,13 @@ def execute_run(job: Job) -> dict[str, Any]:
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv)
         status, reason = "completed", ""
+        if derive_after:  # this run is the file's own ego: derive from it, without a second run
+            try:
+                meta = meta_from_run(bundle, trace, scenario_map(bundle))
+                store_derived(Path(job.out), job.variant, job.tick, meta)
+                record["derived"] = meta.get("derived")
+            except Exception as e:  # noqa: BLE001 - the run is still scored, on the file's bare meta
+                record["derived"] = {"error": f"deriving route and rules failed: {_why(e)}"}
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace
     except Exception as e:  # noqa: BLE001 - load_bundle and anything unforeseen is the infrastructure's
