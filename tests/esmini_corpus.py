@@ -124,10 +124,8 @@ def run_corpus_file(conformance_dir: Path, row: Mapping[str, str], seed: int = 1
     result = trace.termination.value if trace.termination else "stopped"
     if esm is None:
         matches = result == "completed"
-    elif esm >= ESMINI_LIMIT:
-        matches = result == "timeout"  # neither player met a stop trigger
-    else:
-        matches = result == "completed" and abs(end - esm) <= tick + 1e-6
+    else:  # the same stop trigger's end, or neither player met one before esmini's limit
+        matches = (result == "completed" and abs(end - esm) <= tick + 1e-6) or (esm >= ESMINI_LIMIT and result == "timeout")
     ref = conformance_dir / "esmini_reference" / f"{path.stem}.csv"
     diffs = position_differences(trace, ref) if ref.exists() else {}
     detail = f"1st of {len(runs)} distribution runs" if len(runs) > 1 else trace.reason
