@@ -163,19 +163,24 @@ class Termination(str, enum.Enum):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_SCALARS = frozenset({float, int, str, bool})
 
 
 def _plain(v: Any) -> Any:
     """What dataclasses.asdict gives, as JSON writes it (sequences as lists), without its deep copies:
     a trace of many ticks is written in a fraction of the time, byte for byte the same."""
     cls = type(v)
-    if cls in (float, int, str, bool) or v is None:
+    if cls in _SCALARS or v is None:
         return v
     names = _FIELDS.get(cls)
     if names is None and hasattr(cls, "__dataclass_fields__"):
         names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
     if names is not None:
-        return {n: _plain(getattr(v, n)) for n in names}
+        out = {}
+        for n in names:
+            x = getattr(v, n)
+            out[n] = x if x is None or type(x) in _SCALARS else _plain(x)
+        return out
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     if isinstance(v, dict):
