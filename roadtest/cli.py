@@ -60,7 +60,8 @@ def _run(a: argparse.Namespace) -> int:
 
     return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
-                       executor=a.executor, address=a.address, retries=a.retries)
+                       executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
+                       save_sensors=a.save_sensors, agent_config=a.agent_config)
 
 
 def _rules_list(a: argparse.Namespace) -> int:
@@ -131,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--agent", default=None, metavar="NAME",
                    help="Agent name (expert, lane-follower, idle) or path/file.py:Class. "
                         "Default: the ego under its scenario controller.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
+                   help="The agent's config file (.yaml or .json), e.g. uniad.yaml for --agent e2e-server.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")
@@ -150,6 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retries", type=int, default=None, metavar="N",
                    help="With --executor ray: attempts after a lost worker before the run counts as an "
                         "infrastructure failure (default 2).")
+    p.add_argument("--camera", action="append", default=None, metavar="RIG",
+                   help="Attach cameras beside the agent's sensors: front, uniad (six 1600x900), bev, or a JSON/YAML "
+                        "file of sensor specs. Repeatable.")
+    p.add_argument("--save-sensors", action="store_true",
+                   help="Save every rendered frame as PNG under OUT/runs/<run id>/sensors/<sensor id>/.")
 
     rules = _add(sub, "rules", lambda a: a._parser.error("a subcommand is required (list, show, check)"),
                  "The atomic traffic-rule catalogue.")

@@ -42,6 +42,7 @@ class Job:
     timeout: float  # s wall clock
     backend: str = "embedded"
     trace_csv: str | None = None
+    agent_config: str | None = None  # the agent's config file (--agent-config)
     reference: bool = True  # compute (or reuse) the expert's reference trace for planning L2
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -89,7 +90,7 @@ def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
     return check_sensors(agent.sensors(), cls.sensor_types(), f"the {backend!r} backend", name)
 
 
-def check_agent_sensors(agent_name: str, backend: str) -> None:
+def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None) -> None:
     """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
 
     An agent that raises anything else here is left to its runs, which report it as their agent_error."""
@@ -98,7 +99,7 @@ def check_agent_sensors(agent_name: str, backend: str) -> None:
 
     agent = None
     try:
-        agent = load_agent(agent_name)
+        agent = load_agent(agent_name, agent_config)
         agent_sensors(agent, backend)
     except UserError:
         raise
@@ -119,8 +120,12 @@ def _why(e: BaseException) -> str:
 
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
-                deadline: float | None = None, trace_csv: str | None = None) -> Trace:
-    """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
+                deadline: float | None = None, trace_csv: str | None = None, sensors: list | None = None,
+                save_sensors: str | Path | None = None, agent_config: str | None = None) -> Trace:
+    """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure.
+
+    `sensors` are attached beside the agent's own (its input_data gets them too); `save_sensors` is a folder
+    that receives every image reading as PNG (FrameSaver); `agent_config` is the agent's config (file or mapping)."""
     from roadtest.errors import UserError
 
     try:
@@ -130,6 +135,7 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
     except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
         raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
     agent = None
+    specs: list = []
     try:
         meta = getattr(bundle, "meta", None) or {}
         has_limit = settings.max_time is not None or (meta.get("expect") or {}).get("timeout") is not None
@@ -137,12 +143,12 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name)
+                agent = load_agent(agent_name, agent_config)
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
                 route = meta.get("route") or {}
                 wps = route.get("waypoints")
-                if wps and isinstance(agent, LeaderboardAgent):
+                if wps and (isinstance(agent, LeaderboardAgent) or getattr(agent, "takes_route", False)):
                     agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
                 elif wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
@@ -151,16 +157,31 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 raise EpisodeError("invalid", str(e)) from e
             except Exception as e:  # noqa: BLE001
                 raise EpisodeError("agent_error", f"agent setup failed: {_why(e)}") from e
+        clash = sorted({str(s.get("id")) for s in specs} & {str(s.get("id")) for s in sensors or []})
+        if clash:
+            raise EpisodeError("invalid", f"--camera: sensor id(s) {', '.join(clash)} already used by the agent")
+        specs += list(sensors or [])
+        saver = None
+        if save_sensors is not None:
+            from roadtest.runner.sensor_frames import FrameSaver
+
+            saver = FrameSaver(save_sensors)
         while not sim.done:
             if deadline is not None and time.monotonic() > deadline:
                 sim.end(Termination.STOPPED, "wall-clock limit reached")
                 raise EpisodeError("timeout", "wall-clock limit reached", sim.trace)
             control = output = None
-            if agent is not None:
+            data: dict = {}
+            if specs:
                 try:
                     data = sim.observe(specs)
+                except UserError as e:  # a sensor spec the simulator cannot serve
+                    raise EpisodeError("invalid", f"sensors: {e}") from e
                 except Exception as e:  # noqa: BLE001
                     raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
+                if saver is not None:
+                    saver(data)
+            if agent is not None:
                 t = sim.state.time if sim.state is not None else 0.0
                 try:
                     control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
@@ -268,7 +289,10 @@ def execute_run(job: Job) -> dict[str, Any]:
         if isinstance(meta.get("params"), dict):
             record["params"] = dict(meta["params"])  # a distribution's variant: the parameter values it ran with
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
-                            deadline=start + job.timeout, trace_csv=job.trace_csv)
+                            deadline=start + job.timeout, trace_csv=job.trace_csv,
+                            sensors=job.extra.get("sensors"),
+                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None,
+                            agent_config=job.agent_config)
         status, reason = "completed", ""
         if derive_after:  # this run is the file's own ego: derive from it, without a second run
             try:
