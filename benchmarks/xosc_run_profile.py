@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  (groups nest where one calls another: loading includes the map, deriving includes nothing it reruns)")
         print("\ntop functions by own time (T=60):\n" + "\n".join(top.splitlines()[6:26]))
         if not args.quick:
-            print("\ngrowth, ms of wall time per simulated second (execute_run, minus a T=10 run of the same file):")
+            print("\ngrowth, ms of CPU time per simulated second (execute_run, minus a T=10 run of the same file):")
             for n in (5, 10, 20, 40):
                 a, b = write_file(d / f"n{n}", n, 60.0), write_file(d / f"n{n}", n, 10.0)
                 wa, _ = run_once(a, d / f"on{n}a")
