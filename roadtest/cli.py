@@ -27,6 +27,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _convert(a: argparse.Namespace) -> int:
+    if a.target.suffix == ".xosc":
+        from roadtest.runner.xosc_suite import convert_xosc
+
+        return convert_xosc(a.target, a.out)
     from roadtest.dsl.convert import convert_command
 
     return convert_command(a.target, a.out)
@@ -135,8 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     top.set_defaults(_run=None, _parser=top)
     sub = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
 
-    p = _add(sub, "convert", _convert, "Convert YAML scenarios into OpenDRIVE + OpenSCENARIO bundles.")
-    p.add_argument("target", type=Path, help="Scenario file, suite file or folder of scenarios.")
+    p = _add(sub, "convert", _convert, "Convert YAML scenarios (or an OpenSCENARIO ParameterValueDistribution) into bundles.")
+    p.add_argument("target", type=Path, help="Scenario file, suite file, folder of scenarios or distribution .xosc.")
     p.add_argument("-o", "--out", type=Path, default=Path("build"), metavar="DIR",
                    help="Output folder: OUT/<variant id>/{road.xodr,scenario.xosc,meta.json} (default: build).")
 
