@@ -1,5 +1,5 @@
 """The expert's overtaking: after following a slow road user for a while, pass it in the neighbouring lane where
-the marks, the tunnel rule and oncoming traffic allow, keeping the lateral clearance a cyclist or pedestrian needs.
+the marks, the tunnel rule and oncoming traffic allow and no junction lies within the pass, keeping the lateral clearance a cyclist or pedestrian needs.
 
 The rules it keeps (no_overtaking_solid_line, no_lane_change_tunnel, vru_lateral_clearance) are the constraints
 the ablated expert drops one at a time.
@@ -90,6 +90,9 @@ class Overtaker:
             for z in view.get("zones") or []:
                 if z.get("kind") == "tunnel" and (z.get("inside") or float(z.get("distance_start", 1e9)) < NEEDED_ROAD):
                     return False
+        for j in view.get("junctions") or []:  # never pass into a junction or roundabout: it is no one's lane to borrow
+            if j.get("inside") or float(j.get("distance_start", 1e9)) < NEEDED_ROAD:
+                return False
         width = float(lane.get("width") or 3.5)
         for a in view.get("actors") or []:  # the passing lane clear: 30 m behind to 200 m ahead
             if a is lead or a.get("route_s") is None:

@@ -12,6 +12,7 @@ Returned dict:
   lights [{id, state, distance, stop_distance}], stop_lines [{road, s, distance, lanes, stop_sign}],
   signs [{id, kind, value, unit, distance, speed_limit}], crosswalks [{road, distance_start, distance_end}],
   zones [{kind, distance_start, distance_end, speed_limit, inside}],
+  junctions [{id, distance_start, distance_end, inside}]: the route's stretches on connecting roads of a junction,
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
   speed_limit (m/s in force at the ego, None when unknown), base_speed_limit (the same before zones), speed_limits_ahead [[distance, m/s], ...],
@@ -189,6 +190,7 @@ class _Static:
         waypoints = (meta.get("route") or {}).get("waypoints") or []
         self.route = RoutePath(waypoints) if len(waypoints) >= 2 else None
         self.scene = _Scene(network, meta, self.route)
+        self.junctions = _route_junctions(network, meta, self.scene)
         self.lanes: dict[tuple[str, int], RoutePath | None] = {}
         self._pose: tuple[float, float, float] | None = None  # the last ego pose and what it gave (an ego at rest)
         self._at_pose: tuple[Any, ...] = ()
@@ -241,6 +243,26 @@ class _Static:
                 break
             start = 0.0
         return np.concatenate(out)
+
+
+def _route_junctions(network: Any, meta: Mapping[str, Any], placer: _Scene) -> list[tuple[str, float, float]]:
+    """(junction id, route s start, route s end) of each route lane on a junction's connecting road."""
+    out: list[tuple[str, float, float]] = []
+    junction_of = getattr(network, "junction_of", None)  # a map stand-in without junctions has none
+    if junction_of is None or placer.route is None:
+        return out
+    for seg in (meta.get("route") or {}).get("lanes") or []:
+        road, s0, s1 = str(seg.get("road")), float(seg.get("s_start", 0.0)), float(seg.get("s_end", 0.0))
+        try:
+            junction = junction_of(road)
+        except Exception:  # noqa: BLE001 - a road the map lacks is no junction we know of
+            continue
+        if junction is None:
+            continue
+        a, b = placer.place(road, s0), placer.place(road, s1)
+        if a is not None and b is not None:
+            out.append((str(junction), min(a, b), max(a, b)))
+    return out
 
 
 _STATIC: dict[tuple[int, int], _Static] = {}  # memo per (map, meta) object pair: a pure cache of static data
@@ -301,7 +323,7 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
                 "route_length": route.length if route else None, "route_heading_error": _wrap(ego.h - ego_rh)},
         "environment": _env(state),
         "actors": _actors(state, ego, route, ego_rs),
-        "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [],
+        "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [], "junctions": [],
         "lane": lane_info,
         "driving_side": meta.get("driving_side") or getattr(network, "driving_side", None) or "right",
         "rules": list(meta.get("rules") or []),
@@ -383,6 +405,10 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
             continue
         view["zones"].append({"kind": zn.get("kind"), "distance_start": a, "distance_end": b,
                               "speed_limit": zn.get("speed_limit"), "inside": a <= 0.0 <= b})
+    for jid, a, b in static.junctions:
+        a, b = a - ego_rs, b - ego_rs
+        if b >= -5.0 and a <= FEATURE_RANGE:
+            view["junctions"].append({"id": jid, "distance_start": a, "distance_end": b, "inside": a <= 0.0 <= b})
     if not scene and network is not None and match is not None:
         _map_signals(view, state, network, match)
     _limits(view, scene)

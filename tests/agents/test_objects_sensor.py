@@ -160,3 +160,22 @@ def test_a_passed_limit_stays_in_force_until_the_next_sign_however_far_behind():
     end = {"id": "end_speed_limit", "road": "1", "s": 120.0}
     view = objects_view(state, FakeStraightNetwork(), straight_meta(speed_limit=20.0, signs=[sign, end]), "hero")
     assert view["speed_limit"] == pytest.approx(20.0)  # the end sign restores the road's limit
+
+
+def test_route_junctions_of_the_roundabout_scene(repo_root, tmp_path):
+    """roundabout_snow: the route runs road 1 from s 15 to its end at 120, then a connecting road of the ring."""
+    from roadtest.bundle import load_bundle
+    from roadtest.dsl.bundle_writer import write_bundle
+    from roadtest.dsl.suite import iter_target
+    from roadtest.sim.road import load_map
+
+    [(_source, [scenario])] = list(iter_target(repo_root / "scenarios" / "roundabout_snow.yaml"))
+    bundle = load_bundle(write_bundle(scenario, tmp_path))
+    net = load_map(bundle.xodr)
+    ego = ActorState(id="hero", role="ego", kind="car", x=-1.625, y=-139.77, z=0.0, h=math.pi / 2, speed=8.3)
+    view = objects_view(WorldState(time=0.0, frame=0, actors=[ego]), net, bundle.meta, "hero")
+    [j] = view["junctions"]
+    assert j["distance_start"] == pytest.approx(120.0 - 15.0 - view["ego"]["route_s"], abs=0.5)
+    assert j["distance_end"] > j["distance_start"] + 20.0 and not j["inside"]
+    straight = objects_view(_state(), FakeStraightNetwork(), straight_meta(), "hero")
+    assert straight["junctions"] == []

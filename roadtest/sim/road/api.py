@@ -115,6 +115,8 @@ class RoadNetworkAPI(Protocol):
 
     def road_ids(self) -> list[str]: ...
     def road_length(self, road: str) -> float: ...
+    def junction_of(self, road: str) -> str | None:
+        """The junction id of a connecting road, None for an ordinary road."""
     def road_to_world(self, road: str, s: float, t: float = 0.0) -> Pose:
         """Point at (s, t); h is the reference-line heading (plus superelevation ignored)."""
     def lane_to_world(self, road: str, lane: int, s: float, offset: float = 0.0) -> Pose:
