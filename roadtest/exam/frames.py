@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from roadtest.sim.route_path import wrap_angle
 
 __all__ = ["SignPose", "sign_poses", "camera_pose", "sign_in_view", "sign_frames", "MAX_DIST", "MAX_OFF_AXIS",
@@ -41,7 +43,7 @@ def sign_poses(network: Any) -> list[SignPose]:
         if getattr(sg, "dynamic", False):
             continue
         road = network.roads[sg.road]
-        x, y, hdg = (float(v) for v in road.world(sg.s, sg.t))
+        x, y, hdg = (float(np.asarray(v).reshape(-1)[0]) for v in road.world(sg.s, sg.t))
         if sg.orientation == "+":  # valid for traffic along +s: the face looks back towards it
             face = wrap_angle(hdg + math.pi)
         elif sg.orientation == "-":
