@@ -60,8 +60,13 @@ def _sign_pixels(cameras, state, pose: SignPose) -> int:
     return int(np.count_nonzero(win == TAGS["traffic_sign"]))
 
 
-def _decision_ticks(trace, meta: Mapping[str, Any], catalogue) -> list[tuple[int, str]]:
-    """(state index, why) of each listed rule's first tick in force, and of the conflict's meeting tick."""
+def _decision_ticks(trace, meta: Mapping[str, Any], catalogue, sign_ticks: Mapping[str, int]
+                    ) -> tuple[list[tuple[int, str]], dict[str, list[bool]], list[int]]:
+    """(state index, why) of each listed rule's first tick in force, and of the conflict's meeting tick.
+
+    A rule already in force at the first tick whose context is a sign is asked when that sign is in view
+    (`sign_ticks`: sign id -> the sign frame's state index), since the first tick may not show it yet.
+    Also returns each rule's in-force series and the state index of each series entry."""
     from roadtest.rules.evaluate import in_force_ticks
     from roadtest.rules.signals import extract_signals
 
@@ -76,8 +81,12 @@ def _decision_ticks(trace, meta: Mapping[str, Any], catalogue) -> list[tuple[int
         on = in_force_ticks(rule, rule.params_for(country, ref.get("params") or {}), sig)
         series[rid] = on
         hit = next((k for k, yes in enumerate(on) if yes), None)
-        if hit is not None:
-            first[rid] = index[hit]
+        if hit is None:
+            continue
+        first[rid] = index[hit]
+        seen = [sign_ticks[sg] for sg in (rule.context.signs or []) if sg in sign_ticks]
+        if hit == 0 and seen:
+            first[rid] = min(seen)
     ticks = [(i, f"{rid} comes into force") for rid, i in first.items()]
     gov = meta.get("governing")
     if gov and gov in series:
@@ -192,7 +201,12 @@ def build_exam(target: Path, out: Path, seeds: int = 1, seed: int = 0, tick: flo
                     rec["justification"]["distance_m"] = round(dist, 2)
                     rec["justification"]["sign_pixels"] = pixels
                     lines.append(rec)
-                decisions, series, index = _decision_ticks(trace, meta, catalogue)
+                sign_ticks: dict[str, int] = {}
+                for sid, (j, _) in picked.items():
+                    if sid in scene_signs:
+                        name = scene_signs[sid]["id"]
+                        sign_ticks[name] = min(j, sign_ticks.get(name, j))
+                decisions, series, index = _decision_ticks(trace, meta, catalogue, sign_ticks)
                 for i, why in decisions:
                     state = trace.states[i]
                     ids = _in_force_at(i, trace, series, index)

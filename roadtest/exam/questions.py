@@ -178,6 +178,8 @@ def _look(sign: Mapping[str, Any], country: str) -> tuple[str | None, str | None
 
 def _meaning(sign: Mapping[str, Any], value: float | None, country: str) -> str:
     base = str(sign.get("meaning", "")).strip().rstrip(".")
+    if value is not None:
+        base = base.split(";")[0]  # "Maximum speed; the value is the limit" -> "Maximum speed: 50 km/h"
     if value is not None and sign.get("unit") == "km/h":
         return f"{base}: {display(float(value) / 3.6, 'kmh', country)}"
     if value is not None:
