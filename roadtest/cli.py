@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 rules_app = typer.Typer(no_args_is_help=True, help="The atomic traffic-rule catalogue.")
 app.add_typer(rules_app, name="rules")
+exam_app = typer.Typer(no_args_is_help=True, help="The written exam on the road test's own scenes, and the two side by side.")
+app.add_typer(exam_app, name="exam")
 
 
 class _Exit(Exception):
@@ -130,6 +132,44 @@ def compose(
     from roadtest.dsl.compose import compose_command
 
     _done(compose_command(rule_ids, country, out))
+
+
+@exam_app.command("build")
+def exam_build(
+    target: Path = typer.Argument(..., help="Scenario, suite or folder: the scenes of the exam."),
+    out: Path = typer.Option(..., "-o", "--out", help="Exam folder: exam.jsonl (LLaVA/ShareGPT layout) and images/."),
+    seeds: int = typer.Option(1, "--seeds", help="Seeds per variant."),
+    seed: int = typer.Option(0, "--seed", help="First seed."),
+) -> None:
+    """Drive each scene with the expert and write sign, action and open questions on its frames."""
+    from roadtest.exam.build import build_command
+
+    _done(build_command(target, out, seeds=seeds, seed=seed))
+
+
+@exam_app.command("run")
+def exam_run(
+    exam: Path = typer.Argument(..., help="Exam folder written by `roadtest exam build`."),
+    agent_config: Path = typer.Option(..., "--agent-config", help="The VLM agent's config: backend and model."),
+    out: Path = typer.Option(..., "-o", "--out", help="Results folder: answers.jsonl and summary.json."),
+    judge: bool = typer.Option(False, "--judge", help="Grade open answers with the same model (marked in the results)."),
+) -> None:
+    """Put the exam to a model and score it per level, rule, country, weather and light."""
+    from roadtest.exam.take import run_command as exam_run_command
+
+    _done(exam_run_command(exam, agent_config, out, judge=judge))
+
+
+@exam_app.command("compare")
+def exam_compare(
+    exam_results: Path = typer.Argument(..., help="Results folder of `roadtest exam run`."),
+    road_results: Path = typer.Argument(..., help="Results folder of `roadtest run` on the same suite."),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="JSON to write (default EXAM_RESULTS/compare.json)."),
+) -> None:
+    """Knows the rule / follows it on the road: the four cells per rule and per level."""
+    from roadtest.exam.compare import compare_command
+
+    _done(compare_command(exam_results, road_results, out))
 
 
 def main(argv: list[str] | None = None) -> int:
