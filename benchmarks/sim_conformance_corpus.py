@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from roadtest.sim.conformance import corpus_rows, corpus_table, run_corpus_file
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the corpus harness lives beside its tests
+from esmini_corpus import corpus_rows, corpus_table, run_corpus_file  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

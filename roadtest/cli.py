@@ -1,202 +1,240 @@
 """The `roadtest` command. Thin: each command imports its implementation lazily so --help stays fast.
 
-`main(argv) -> int` is the testable entry point; a UserError prints its message and returns 2.
+Built on the standard library's argparse: a usage mistake prints the command's usage and one line saying
+what is wrong, and exits 2. `main(argv) -> int` is the testable entry point; a UserError prints its
+message and returns 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional
-
-import typer
+from typing import Any, Callable
 
 from roadtest.errors import UserError
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="roadtest: closed-loop road tests of driving agents under traffic rules.",
-    pretty_exceptions_enable=False,
-)
-rules_app = typer.Typer(no_args_is_help=True, help="The atomic traffic-rule catalogue.")
-app.add_typer(rules_app, name="rules")
-exam_app = typer.Typer(no_args_is_help=True, help="The written exam on the road test's own scenes, and the two side by side.")
-app.add_typer(exam_app, name="exam")
+__all__ = ["main", "build_parser", "COMMANDS"]
 
 
-class _Exit(Exception):
-    def __init__(self, code: int):
-        self.code = code
+class _Parser(argparse.ArgumentParser):
+    """argparse with the usage error of the (sub)command that was given, not of the top level."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
 
 
-def _done(code: int) -> None:
-    if code:
-        raise _Exit(code)
-
-
-@app.command()
-def convert(
-    target: Path = typer.Argument(..., help="Scenario file, suite file or folder of scenarios."),
-    out: Path = typer.Option(Path("build"), "-o", "--out", help="Output folder: OUT/<variant id>/{road.xodr,scenario.xosc,meta.json}."),
-) -> None:
-    """Convert YAML scenarios into OpenDRIVE + OpenSCENARIO bundles."""
+def _convert(a: argparse.Namespace) -> int:
     from roadtest.dsl.convert import convert_command
 
-    _done(convert_command(target, out))
+    return convert_command(a.target, a.out)
 
 
-@app.command()
-def validate(paths: List[Path] = typer.Argument(..., help="Scenario .yaml, .xosc or .xodr files.")) -> None:
-    """Check files against the scenario schema, the ASAM XSDs and the ASAM checker; one line per problem."""
+def _validate(a: argparse.Namespace) -> int:
     from roadtest.dsl.validate import validate_command
 
-    _done(validate_command(paths))
+    return validate_command(a.paths)
 
 
-@app.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files (for editor completion and validation)."""
+def _schema(a: argparse.Namespace) -> int:
     from roadtest.dsl.schema import schema_json
 
-    typer.echo(schema_json())
+    print(schema_json())
+    return 0
 
 
-@app.command("map")
-def map_(
-    xodr: Path = typer.Argument(..., help="OpenDRIVE file."),
-    out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write."),
-) -> None:
-    """Draw an OpenDRIVE road: lanes by type, markings, junctions, signals, objects."""
+def _map(a: argparse.Namespace) -> int:
     from roadtest.sim.road.draw import map_command
 
-    _done(map_command(xodr, out))
+    return map_command(a.xodr, a.out)
 
 
-@app.command()
-def run(
-    target: Path = typer.Argument(..., help="Scenario .yaml, suite, folder, bundle folder or .xosc."),
-    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Agent name (expert, lane-follower, idle) or path/file.py:Class. Default: the ego under its scenario controller."),
-    seeds: int = typer.Option(1, "--seeds", help="Number of seeds per variant (seed, seed+1, ...)."),
-    seed: int = typer.Option(0, "--seed", help="First seed."),
-    tick: float = typer.Option(0.05, "--tick", help="Simulation tick in seconds."),
-    workers: int = typer.Option(1, "--workers", "-j", help="Parallel worker processes."),
-    out: Path = typer.Option(Path("results"), "--out", "-o", help="Results folder."),
-    resume: bool = typer.Option(False, "--resume", help="Skip runs already in OUT/results.jsonl."),
-    trace_csv: Optional[Path] = typer.Option(None, "--trace-csv", help="Also write every entity's state each tick as CSV (single run)."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Wall-clock limit per run in seconds."),
-    backend: str = typer.Option("embedded", "--backend", help="embedded or carla."),
-    executor: str = typer.Option("local", "--executor", help="local (worker processes on this machine) or ray (a Ray cluster)."),
-    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray); default: start a local Ray with --workers CPUs."),
-    retries: Optional[int] = typer.Option(None, "--retries", help="With --executor ray: attempts after a lost worker before the run counts as an infrastructure failure (default 2)."),
-) -> None:
-    """Run scenarios closed-loop and score them."""
+def _run(a: argparse.Namespace) -> int:
     from roadtest.runner.cli import run_command
 
-    _done(run_command(target=target, agent=agent, seeds=seeds, seed=seed, tick=tick, workers=workers,
-                      out=out, resume=resume, trace_csv=trace_csv, timeout=timeout, backend=backend,
-                      executor=executor, address=address, retries=retries))
+    return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
+                       out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
+                       executor=a.executor, address=a.address, retries=a.retries)
 
 
-@rules_app.command("list")
-def rules_list() -> None:
-    """List the rule catalogue."""
+def _rules_list(a: argparse.Namespace) -> int:
     from roadtest.rules.cli import rules_list_command
 
-    _done(rules_list_command())
+    return rules_list_command()
 
 
-@rules_app.command("show")
-def rules_show(rule_id: str = typer.Argument(...)) -> None:
-    """Show one rule in full."""
+def _rules_show(a: argparse.Namespace) -> int:
     from roadtest.rules.cli import rules_show_command
 
-    _done(rules_show_command(rule_id))
+    return rules_show_command(a.rule_id)
 
 
-@rules_app.command("check")
-def rules_check() -> None:
-    """Check every rule record of the catalogue."""
+def _rules_check(a: argparse.Namespace) -> int:
     from roadtest.rules.cli import rules_check_command
 
-    _done(rules_check_command())
+    return rules_check_command()
 
 
-@app.command()
-def compose(
-    rule_ids: List[str] = typer.Argument(..., help="Rule ids to compose into one scene."),
-    country: str = typer.Option("CN", "--country", help="ISO 3166 alpha-2 country code."),
-    out: Path = typer.Option(Path("scenario.yaml"), "-o", "--out", help="Scenario YAML to write."),
-) -> None:
-    """Write a scenario whose scene satisfies every composed rule's context."""
-    from roadtest.dsl.compose import compose_command
+def _signs_gallery(a: argparse.Namespace) -> int:
+    from roadtest.signs.gallery import gallery_command
 
-    _done(compose_command(rule_ids, country, out))
+    return gallery_command(a.country, a.out)
 
 
-@exam_app.command("build")
-def exam_build(
-    target: Path = typer.Argument(..., help="Scenario, suite or folder: the scenes of the exam."),
-    out: Path = typer.Option(..., "-o", "--out", help="Exam folder: exam.jsonl (LLaVA/ShareGPT layout) and images/."),
-    seeds: int = typer.Option(1, "--seeds", help="Seeds per variant."),
-    seed: int = typer.Option(0, "--seed", help="First seed."),
-) -> None:
-    """Drive each scene with the expert and write sign, action and open questions on its frames."""
+def _signs_list(a: argparse.Namespace) -> int:
+    from roadtest.signs.gallery import list_command
+
+    return list_command(a.country)
+
+
+def _exam_build(a: argparse.Namespace) -> int:
     from roadtest.exam.build import build_command
 
-    _done(build_command(target, out, seeds=seeds, seed=seed))
+    return build_command(a.target, a.out, seeds=a.seeds, seed=a.seed)
 
 
-@exam_app.command("run")
-def exam_run(
-    exam: Path = typer.Argument(..., help="Exam folder written by `roadtest exam build`."),
-    agent_config: Path = typer.Option(..., "--agent-config", help="The VLM agent's config: backend and model."),
-    out: Path = typer.Option(..., "-o", "--out", help="Results folder: answers.jsonl and summary.json."),
-    judge: bool = typer.Option(False, "--judge", help="Grade open answers with the same model (marked in the results)."),
-) -> None:
-    """Put the exam to a model and score it per level, rule, country, weather and light."""
-    from roadtest.exam.take import run_command as exam_run_command
+def _exam_run(a: argparse.Namespace) -> int:
+    from roadtest.exam.take import run_command
 
-    _done(exam_run_command(exam, agent_config, out, judge=judge))
+    return run_command(a.exam, a.agent_config, a.out, judge=a.judge)
 
 
-@exam_app.command("compare")
-def exam_compare(
-    exam_results: Path = typer.Argument(..., help="Results folder of `roadtest exam run`."),
-    road_results: Path = typer.Argument(..., help="Results folder of `roadtest run` on the same suite."),
-    out: Optional[Path] = typer.Option(None, "-o", "--out", help="JSON to write (default EXAM_RESULTS/compare.json)."),
-) -> None:
-    """Knows the rule / follows it on the road: the four cells per rule and per level."""
+def _exam_compare(a: argparse.Namespace) -> int:
     from roadtest.exam.compare import compare_command
 
-    _done(compare_command(exam_results, road_results, out))
+    return compare_command(a.exam_results, a.road_results, a.out)
+
+
+def _compose(a: argparse.Namespace) -> int:
+    from roadtest.dsl.compose import compose_command
+
+    return compose_command(a.rule_ids, a.country, a.out)
+
+
+def _add(sub: Any, name: str, run: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help=help, description=help)
+    p.set_defaults(_run=run, _parser=p)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and its arguments; COMMANDS lists the same commands for tests and docs."""
+    top = _Parser(prog="roadtest", description="roadtest: closed-loop road tests of driving agents under traffic rules.")
+    top.set_defaults(_run=None, _parser=top)
+    sub = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
+
+    p = _add(sub, "convert", _convert, "Convert YAML scenarios into OpenDRIVE + OpenSCENARIO bundles.")
+    p.add_argument("target", type=Path, help="Scenario file, suite file or folder of scenarios.")
+    p.add_argument("-o", "--out", type=Path, default=Path("build"), metavar="DIR",
+                   help="Output folder: OUT/<variant id>/{road.xodr,scenario.xosc,meta.json} (default: build).")
+
+    p = _add(sub, "validate", _validate,
+             "Check files against the scenario schema, the ASAM XSDs and the ASAM checker; one line per problem.")
+    p.add_argument("paths", type=Path, nargs="+", help="Scenario .yaml, .xosc or .xodr files.")
+
+    _add(sub, "schema", _schema, "Print the JSON Schema of scenario files (for editor completion and validation).")
+
+    p = _add(sub, "map", _map, "Draw an OpenDRIVE road: lanes by type, markings, junctions, signals, objects.")
+    p.add_argument("xodr", type=Path, help="OpenDRIVE file.")
+    p.add_argument("-o", "--out", type=Path, default=Path("map.png"), metavar="PNG", help="PNG to write (default: map.png).")
+
+    p = _add(sub, "run", _run, "Run scenarios closed-loop and score them.")
+    p.add_argument("target", type=Path, help="Scenario .yaml, suite, folder, bundle folder or .xosc.")
+    p.add_argument("-a", "--agent", default=None, metavar="NAME",
+                   help="Agent name (expert, lane-follower, idle) or path/file.py:Class. "
+                        "Default: the ego under its scenario controller.")
+    p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
+    p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")
+    p.add_argument("-j", "--workers", type=int, default=1, metavar="N", help="Parallel worker processes (default 1).")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
+                   help="Results folder (default: a new results/<target>-<UTC time>/ for each invocation).")
+    p.add_argument("--resume", action="store_true",
+                   help="Continue the runs of the same plan already in OUT/results.jsonl.")
+    p.add_argument("--trace-csv", type=Path, default=None, metavar="CSV",
+                   help="Also write every entity's state each tick as CSV (single run).")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
+    p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
+    p.add_argument("--executor", default="local", metavar="NAME",
+                   help="local (worker processes on this machine, the default) or ray (a Ray cluster).")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="Ray cluster address (with --executor ray); default: start a local Ray with --workers CPUs.")
+    p.add_argument("--retries", type=int, default=None, metavar="N",
+                   help="With --executor ray: attempts after a lost worker before the run counts as an "
+                        "infrastructure failure (default 2).")
+
+    rules = _add(sub, "rules", lambda a: a._parser.error("a subcommand is required (list, show, check)"),
+                 "The atomic traffic-rule catalogue.")
+    rsub = rules.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
+    _add(rsub, "list", _rules_list, "List the rule catalogue.")
+    p = _add(rsub, "show", _rules_show, "Show one rule in full.")
+    p.add_argument("rule_id", help="Rule id, e.g. red_light.")
+    _add(rsub, "check", _rules_check, "Check every rule record of the catalogue.")
+
+    signs = _add(sub, "signs", lambda a: a._parser.error("a subcommand is required (gallery, list)"),
+                 "Traffic-sign faces per country and their catalogue.")
+    ssub = signs.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
+    p = _add(ssub, "gallery", _signs_gallery,
+             "Draw every sign face of one country on a sheet, labelled with sign ids and OpenDRIVE codes.")
+    p.add_argument("--country", required=True, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("-o", "--out", type=Path, default=Path("gallery.png"), metavar="PNG", help="PNG to write (default gallery.png).")
+    p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
+    p.add_argument("--country", default=None, metavar="CC", help="Only this country.")
+
+    exam = _add(sub, "exam", lambda a: a._parser.error("a subcommand is required (build, run, compare)"),
+                "The written exam on the road test's own scenes, and the two side by side.")
+    esub = exam.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
+    p = _add(esub, "build", _exam_build, "Drive each scene with the expert and write sign, action and open questions on its frames.")
+    p.add_argument("target", type=Path, help="Scenario, suite or folder: the scenes of the exam.")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="Exam folder: exam.jsonl (LLaVA/ShareGPT layout) and images/.")
+    p.add_argument("--seeds", type=int, default=1, metavar="N", help="Seeds per variant (default 1).")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
+    p = _add(esub, "run", _exam_run, "Put the exam to a model and score it per level, rule, country, weather and light.")
+    p.add_argument("exam", type=Path, help="Exam folder written by `roadtest exam build`.")
+    p.add_argument("--agent-config", type=Path, required=True, metavar="YAML", help="The VLM agent's config: backend and model.")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="Results folder: answers.jsonl and summary.json.")
+    p.add_argument("--judge", action="store_true", help="Grade open answers with the same model (marked in the results).")
+    p = _add(esub, "compare", _exam_compare, "Knows the rule / follows it on the road: the four cells per rule and per level.")
+    p.add_argument("exam_results", type=Path, help="Results folder of `roadtest exam run`.")
+    p.add_argument("road_results", type=Path, help="Results folder of `roadtest run` on the same suite.")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="JSON", help="JSON to write (default EXAM_RESULTS/compare.json).")
+
+    p = _add(sub, "compose", _compose, "Write a scenario whose scene satisfies every composed rule's context.")
+    p.add_argument("rule_ids", nargs="+", help="Rule ids to compose into one scene.")
+    p.add_argument("--country", default="CN", metavar="CC", help="ISO 3166 alpha-2 country code (default CN).")
+    p.add_argument("-o", "--out", type=Path, default=Path("scenario.yaml"), metavar="YAML",
+                   help="Scenario YAML to write (default scenario.yaml).")
+    return top
+
+
+COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
+            "signs list", "exam build", "exam run", "exam compare", "compose")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; return the exit code (2 for a user's mistake)."""
+    parser = build_parser()
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        parser.print_help(sys.stderr)
+        return 2
     try:
-        app(args=argv if argv is not None else sys.argv[1:], standalone_mode=False)
-    except _Exit as e:
-        return e.code
+        ns, extra = parser.parse_known_args(args)
+        if extra:
+            ns._parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        if ns._run is None:
+            parser.error("a command is required")
+        return int(ns._run(ns) or 0)
+    except SystemExit as e:  # argparse: --help (0) and usage errors (2)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     except UserError as e:
-        typer.echo(str(e), err=True)
+        print(str(e), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    except SystemExit as e:  # click's own exits (--help, usage errors)
-        return int(e.code or 0)
-    except Exception as e:  # click usage errors
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            return 2
-        if isinstance(e, click.exceptions.Exit):
-            return e.exit_code
-        if isinstance(e, click.exceptions.Abort):
-            return 1
-        raise
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ __all__ = [
     "RoadtestError",
     "UserError",
     "ScenarioError",
+    "FieldError",
     "Problem",
     "ProblemList",
     "MapError",
@@ -46,6 +47,18 @@ class ScenarioError(UserError):
     def __init__(self, problems: list[Problem] | Problem):
         self.problems = [problems] if isinstance(problems, Problem) else list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class FieldError(UserError):
+    """A problem found while building a scenario's road or scene, at a dotted field path of the scenario.
+
+    The builders know the field but not the file; the caller that has the file turns it into a Problem
+    (roadtest.dsl.bundle_writer.build_problems).
+    """
+
+    def __init__(self, field: str, message: str):
+        self.field, self.message = field, message
+        super().__init__(f"{field}: {message}")
 
 
 ProblemList = list[Problem]

@@ -43,20 +43,24 @@ def _run(bundle, agent: str) -> dict:
 
 
 def _broken(score: dict) -> tuple[dict, list]:
-    """Infractions with at least one event, and the ids of rules not satisfied."""
+    """Infractions with at least one event, and the ids of rules violated or excused (not_applicable is neither)."""
     inf = {k: len(v) for k, v in score["infractions"].items() if v}
-    return inf, [r["id"] for r in score.get("rules") or [] if r["verdict"] != "satisfied"]
+    return inf, [r["id"] for r in score.get("rules") or [] if r["verdict"] not in ("satisfied", "not_applicable")]
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_expert_scores_100_without_violations(bundles, name):
     for bundle in bundles[name]:
         score = _run(bundle, "expert")
-        if name == "roundabout_snow" and score["scores"]["score_route"] < 100.0:
-            pytest.skip("left-hand roundabout: the OpenSCENARIO runtime spawns the ego facing backwards (roadtest/sim/xosc)")
-        assert _broken(score) == ({}, []), bundle.id
-        assert score["scores"]["score_composed"] == 100.0
-        assert score["status"] == "Perfect" and "rules_error" not in score
+        inf, rules = _broken(score)
+        # the leaderboard charges any driving slower than the background traffic, even behind a truck in fog or
+        # at the limit in force; roadtest's own min speed excuses that, and its driving score is then 100
+        slow = inf.pop("min_speed_infractions", 0)
+        assert (inf, rules) == ({}, []), bundle.id
+        assert score["status"] == ("Completed" if slow else "Perfect") and "rules_error" not in score
+        assert score["scores"]["score_route"] == 100.0 and score["bench2drive"]["success"] is True
+        own = score["roadtest"]
+        assert own["min_speed"] == [] and own["driving_score"] == 100.0 and own["success"] is True
 
 
 # what the rule-blind lane follower (12 m/s, ignores signs, lights and actors) must break in each example:

@@ -5,32 +5,29 @@ once, calls the agent (`agent(input_data, timestamp)`, which runs `run_step`) ev
 `input_data[id] = (frame, data)` as the leaderboard does, and finally `destroy()`. After each call
 `last_output` holds the control with the planned trajectory (ego frame, x forward, y left, every 0.5 s)
 and the text that `run_step` left in `self.planned` / `self.text`.
+
+Sensor data come in the leaderboard's formats: speedometer {"speed": m/s}; IMU a float array of 7
+(accelerometer x, y, z; gyroscope x, y, z; compass), GNSS an array (lat, lon, alt), both in CARLA's frame;
+roadtest's privileged types (roadtest.pose, roadtest.route, roadtest.objects) in roadtest's inertial frame.
+Which types a run can have is the backend's `Simulator.sensor_types()`.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from pathlib import Path
 from typing import Any, Mapping
 
-from roadtest.errors import UserError
+from roadtest.errors import RoadtestError, UserError
 from roadtest.sim.api import AgentOutput, Control
 
-__all__ = ["AutonomousAgent", "Track", "SENSOR_TYPES", "sensor_spec", "sensor_data", "load_config", "PLAN_DT", "PLAN_STEPS"]
+__all__ = ["AutonomousAgent", "AgentContractError", "as_control", "check_sensors", "Track", "sensor_spec", "sensor_data",
+           "load_config", "PLAN_DT", "PLAN_STEPS"]
 
 PLAN_DT = 0.5  # s between planned waypoints
 PLAN_STEPS = 6  # planned waypoints: 3 s ahead
-
-SENSOR_TYPES = (
-    "sensor.speedometer",  # {"speed": m/s}
-    "sensor.other.imu",  # {"accelerometer": [ax, ay, az], "gyroscope": [wx, wy, wz], "compass": rad}
-    "sensor.other.gnss",  # {"lat", "lon", "alt"} (CARLA) or {"x", "y", "z", "h"} (embedded)
-    "roadtest.pose",  # {"x", "y", "z", "h"}: the ego pose in the inertial frame
-    "roadtest.route",  # [(x, y), ...]: meta.route.waypoints (the global plan)
-    "roadtest.objects",  # roadtest.sim.objects_sensor.objects_view(...): privileged scene knowledge
-    "sensor.opendrive_map",  # {"opendrive": xodr text}
-    "sensor.camera.rgb",  # H x W x 3 uint8 (when the simulator renders)
-)
 
 
 class Track:
@@ -54,6 +51,29 @@ def sensor_data(input_data: Mapping[str, Any], sensor_id: str, default: Any = No
     if isinstance(item, tuple) and len(item) == 2:
         return item[1]
     return item
+
+
+def check_sensors(specs: Any, supported: frozenset[str] | None, backend: str = "the backend",
+                  agent: str = "agent") -> list[dict[str, Any]]:
+    """The agent's sensor specs as a list, refused (UserError) when malformed, when two share an id (as the
+    leaderboard refuses), or when `supported` (None: unchecked) lacks a type; the message lists what is supported."""
+    try:
+        specs = list(specs or [])
+    except TypeError:
+        raise UserError(f"{agent}.sensors() must return a list of sensor dicts, got {type(specs).__name__}") from None
+    seen: set[str] = set()
+    out = []
+    for i, spec in enumerate(specs):
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str) or not isinstance(spec.get("id"), str):
+            raise UserError(f"{agent}.sensors()[{i}]: expected a dict with string 'type' and 'id', got {spec!r}")
+        if spec["id"] in seen:
+            raise UserError(f"{agent}.sensors(): duplicated sensor id {spec['id']!r}")
+        seen.add(spec["id"])
+        if supported is not None and spec["type"] not in supported:
+            raise UserError(f"{agent}.sensors(): sensor {spec['id']!r} has type {spec['type']!r}, which {backend} cannot "
+                            f"provide; supported sensor types: {', '.join(sorted(supported))}")
+        out.append(dict(spec))
+    return out
 
 
 def load_config(config: str | Path | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -123,13 +143,36 @@ class AutonomousAgent:
     def __call__(self, input_data: Mapping[str, Any], timestamp: float) -> Control:
         """Run one step and record the control with its plan and text in `last_output`."""
         self.planned, self.text = None, None
-        control = self.run_step(input_data, timestamp)
-        if not isinstance(control, Control):
-            control = Control(throttle=float(getattr(control, "throttle", 0.0)), steer=float(getattr(control, "steer", 0.0)),
-                              brake=float(getattr(control, "brake", 0.0)), hand_brake=bool(getattr(control, "hand_brake", False)),
-                              reverse=bool(getattr(control, "reverse", False)))
-        control = Control(throttle=min(max(control.throttle, 0.0), 1.0), steer=min(max(control.steer, -1.0), 1.0),
-                          brake=min(max(control.brake, 0.0), 1.0), hand_brake=control.hand_brake, reverse=control.reverse)
+        control = as_control(self.run_step(input_data, timestamp), type(self).__name__)
         planned = tuple((float(x), float(y)) for x, y in self.planned) if self.planned is not None else None
         self.last_output = AgentOutput(time=float(timestamp), control=control, planned=planned, text=self.text)
         return control
+
+
+class AgentContractError(RoadtestError):
+    """An agent broke the API (run_step returned something that is not a control): the run is an agent_error."""
+
+
+def as_control(value: Any, agent: str = "agent") -> Control:
+    """A Control clipped to the leaderboard's ranges, from roadtest's Control or a carla.VehicleControl-like
+    object (throttle, steer, brake numbers; hand_brake, reverse flags); anything else is an AgentContractError."""
+    if isinstance(value, Control):
+        raw = value
+    else:
+        try:
+            nums = [getattr(value, k) for k in ("throttle", "steer", "brake")]
+            if isinstance(value, Mapping) or not all(isinstance(v, numbers.Real) for v in nums):
+                raise TypeError
+            raw = Control(throttle=float(nums[0]), steer=float(nums[1]), brake=float(nums[2]),
+                          hand_brake=bool(getattr(value, "hand_brake", False)), reverse=bool(getattr(value, "reverse", False)))
+        except (AttributeError, TypeError):
+            shown = repr(value)
+            raise AgentContractError(
+                f"{agent}.run_step returned {type(value).__name__} {shown[:80]}{'...' if len(shown) > 80 else ''}; "
+                "run_step must return a control: roadtest.sim.api.Control or carla.VehicleControl "
+                "(throttle 0..1, steer -1..1, brake 0..1, hand_brake, reverse)") from None
+    bad = [k for k in ("throttle", "steer", "brake") if not math.isfinite(getattr(raw, k))]
+    if bad:
+        raise AgentContractError(f"{agent}.run_step returned a control with non-finite {', '.join(bad)}: {raw}")
+    return Control(throttle=min(max(raw.throttle, 0.0), 1.0), steer=min(max(raw.steer, -1.0), 1.0),
+                   brake=min(max(raw.brake, 0.0), 1.0), hand_brake=raw.hand_brake, reverse=raw.reverse)

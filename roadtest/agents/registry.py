@@ -1,4 +1,7 @@
-"""Agents by name ("expert", "lane-follower", "idle") or from a user's file ("path/to/file.py:ClassName")."""
+"""Agents by name ("expert", "lane-follower", "idle") or from a user's file ("path/to/file.py:ClassName").
+
+A file's class that derives from roadtest's AutonomousAgent is built directly; any other class with run_step
+and sensors (a CARLA leaderboard agent above all) runs through leaderboard_compat.adapter.LeaderboardAgent."""
 
 from __future__ import annotations
 
@@ -35,6 +38,9 @@ def _from_file(spec: str) -> type:
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
     if module_spec is None or module_spec.loader is None:
         raise UserError(f"{path}: not a Python file")
+    from roadtest.agents.leaderboard_compat import install
+
+    install()  # a leaderboard agent's `import carla` / `from leaderboard...` resolve even without CARLA
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[mod_name] = module
     try:
@@ -75,46 +81,6 @@ def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None 
     cls = agent_class(name_or_path)
     if issubclass(cls, AutonomousAgent):
         return cls(config)
-    return _Foreign(cls, config)
+    from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
-
-class _Foreign(AutonomousAgent):
-    """Wraps a leaderboard-style class that does not derive from roadtest's base (setup/sensors/run_step/destroy)."""
-
-    def __init__(self, cls: type, config: Any):
-        try:
-            self.inner = cls(config) if _takes_arg(cls) else cls()
-        except TypeError:
-            self.inner = cls.__new__(cls)
-        super().__init__(None)
-        if hasattr(self.inner, "setup") and not _takes_arg(cls):
-            self.inner.setup(config)
-
-    def sensors(self) -> list[dict[str, Any]]:
-        return list(self.inner.sensors())
-
-    def set_global_plan(self, global_plan_world_coord: list[tuple[float, float]]) -> None:
-        super().set_global_plan(global_plan_world_coord)
-        if hasattr(self.inner, "set_global_plan"):
-            try:
-                self.inner.set_global_plan(global_plan_world_coord)
-            except TypeError:
-                self.inner.set_global_plan(None, global_plan_world_coord)
-
-    def run_step(self, input_data: Mapping[str, Any], timestamp: float) -> Any:
-        control = self.inner.run_step(input_data, timestamp)
-        self.planned = getattr(self.inner, "planned", None)
-        self.text = getattr(self.inner, "text", None)
-        return control
-
-    def destroy(self) -> None:
-        if hasattr(self.inner, "destroy"):
-            self.inner.destroy()
-
-
-def _takes_arg(cls: type) -> bool:
-    try:
-        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    return LeaderboardAgent(cls, config)

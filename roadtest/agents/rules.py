@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from roadtest.units import canonical_unit, to_si
+
 __all__ = ["RuleLimits", "rule_limits", "param_si"]
 
-_UNIT = {"m": 1.0, "km": 1000.0, "s": 1.0, "m/s": 1.0, "km/h": 1 / 3.6, "kmh": 1 / 3.6, "kph": 1 / 3.6,
-         "mph": 0.44704, "m/s^2": 1.0, "m/s2": 1.0, "ft": 0.3048}
 
 
 def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
@@ -19,8 +19,8 @@ def param_si(params: Mapping[str, Any], key: str, default: float | None = None) 
     if isinstance(v, Mapping):
         if v.get("value") is None:
             return default
-        unit = str(v.get("unit") or "").strip().lower()
-        return float(v["value"]) * _UNIT.get(unit, 1.0)
+        unit = v.get("unit")
+        return to_si(v["value"], unit) if unit and canonical_unit(unit) else float(v["value"])
     try:
         return float(v)
     except (TypeError, ValueError):

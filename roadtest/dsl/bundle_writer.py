@@ -13,8 +13,9 @@ from roadtest.dsl.emit_xosc import light_phases, write_xosc
 from roadtest.dsl.meta import build_meta
 from roadtest.dsl.roads_build import build_layout
 from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
+from roadtest.errors import FieldError, Problem, ScenarioError, UserError
 
-__all__ = ["write_bundle", "build_bundle_parts"]
+__all__ = ["write_bundle", "build_bundle_parts", "build_problems"]
 
 
 def build_bundle_parts(variant):
@@ -29,12 +30,38 @@ def build_bundle_parts(variant):
     return layout, spots, scene, route, lights
 
 
+def build_problems(doc, variants) -> list[Problem]:
+    """What building each variant's road and scene finds (the checks convert runs beyond the loader), located in doc."""
+    from roadtest.dsl.loader import path_exists
+
+    problems: list[Problem] = []
+    for v in variants:
+        try:
+            build_bundle_parts(v)
+        except FieldError as e:
+            path, _ = path_exists(e.field, doc.data)
+            prefix = "" if not v.sweep else "with " + ", ".join(f"{k}={val!r}" for k, val in v.sweep.items()) + ": "
+            problems.append(doc.problem(path or (), prefix + e.message) if path is not None
+                            else Problem(doc.file, 1, 1, e.field, prefix + e.message))
+        except UserError as e:
+            problems.append(Problem(doc.file, 1, 1, "", str(e)))
+    return sorted(set(problems), key=lambda p: (p.line, p.col, p.field, p.message))
+
+
 def write_bundle(variant, out_dir: Path) -> Path:
-    """Write the bundle of one variant; an existing bundle of the same id is replaced only on success."""
+    """Write the bundle of one variant; an existing bundle of the same id is replaced only on success.
+
+    What the build refuses is raised as a ScenarioError located in the variant's source file.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / variant.id
-    layout, spots, scene, route, lights = build_bundle_parts(variant)
+    try:
+        layout, spots, scene, route, lights = build_bundle_parts(variant)
+    except FieldError:
+        from roadtest.dsl.loader import parse_file
+
+        raise ScenarioError(build_problems(parse_file(variant.source), [variant])) from None
     tmp = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".tmp", dir=out_dir))
     try:
         write_xodr(layout, variant.scenario.name, variant.scenario.country, tmp / "road.xodr")

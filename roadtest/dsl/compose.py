@@ -121,35 +121,35 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     line_s = length - 3
     signs: list[dict[str, Any]] = []
     if "speed_limit" in comp.signs:
-        signs.append({"id": "speed_limit", "s": 25, "side": "right", "value": limit})
+        signs.append({"id": "speed_limit", "s": 25, "side": "kerb", "value": limit})
     if "minimum_speed" in comp.signs:
-        signs.append({"id": "minimum_speed", "s": 30, "side": "right", "value": 60 if country != "JP" else 50})
+        signs.append({"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60 if country != "JP" else 50})
     if "no_overtaking" in comp.signs:
-        signs.append({"id": "no_overtaking", "s": 30, "side": "right"})
+        signs.append({"id": "no_overtaking", "s": 30, "side": "kerb"})
     if f["zone"] != "none":
         zone: dict[str, Any] = {"kind": f["zone"], "s_start": 60, "s_end": 180 if not at_junction else 110}
         if f["zone"] in ("school_zone", "work_zone"):
             zone["speed_limit"] = 30
-            signs.append({"id": f["zone"], "s": 50, "side": "right"})
+            signs.append({"id": f["zone"], "s": 50, "side": "kerb"})
         elif f["zone"] == "tunnel":
-            signs.append({"id": "tunnel", "s": 50, "side": "right"})
+            signs.append({"id": "tunnel", "s": 50, "side": "kerb"})
         road["sections"] = [zone]
     if junction == "stop_sign":
         road["stop_lines"] = [{"s": line_s}]
-        signs.append({"id": "stop", "s": line_s - 2, "side": "right"})
+        signs.append({"id": "stop", "s": line_s - 2, "side": "kerb"})
     elif junction == "traffic_light":
         road["traffic_lights"] = [{"id": "tl_main", "s": line_s,
                                    "phases": [{"state": "red", "duration": 12}, {"state": "green", "duration": 20},
                                               {"state": "yellow", "duration": 3}]}]
     elif junction == "unsignalised" and "give_way" in comp.signs:
-        signs.append({"id": "yield", "s": line_s - 2, "side": "right"})
+        signs.append({"id": "yield", "s": line_s - 2, "side": "kerb"})
     if "no_entry" in comp.signs:
-        signs.append({"id": "no_entry", "s": length - 60, "side": "right"})
+        signs.append({"id": "no_entry", "s": length - 60, "side": "kerb"})
     if "no_u_turn" in comp.signs:
-        signs.append({"id": "no_u_turn", "s": 40, "side": "right"})
+        signs.append({"id": "no_u_turn", "s": 40, "side": "kerb"})
     if "pedestrian_crossing" in comp.actors or "crosswalk" in comp.signs:
         road["crosswalks"] = [{"s": 100 if not at_junction else length - 15, "width": 4}]
-        signs.append({"id": "pedestrian_crossing", "s": road["crosswalks"][0]["s"] - 30, "side": "right"})
+        signs.append({"id": "pedestrian_crossing", "s": road["crosswalks"][0]["s"] - 30, "side": "kerb"})
     signs = [s for s in signs if s["id"] not in DECORATIVE or _has_sign(s["id"], [country, *countries])]
     if signs:
         road["signs"] = signs
@@ -223,7 +223,7 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"id": "cyclist", "kind": "bicycle", "place": {"ahead_of": "ego", "distance": 40}, "speed": 15,
                  "behaviours": [{"action": "keep_speed"}]}]
     if need == "officer":
-        return [{"id": "officer", "kind": "police_officer", "place": {"side": "right", "s": length - 4}}]
+        return [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": length - 4}}]
     if need == "oncoming_vehicle":
         return [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": length - 20}, "speed": 30,
                  "behaviours": [{"action": "keep_speed"}]}]

@@ -34,6 +34,11 @@ def convert_command(target: Path, out: Path) -> int:
                 seen[v.id] = source
                 write_bundle(v, Path(out))
                 written += 1
+        except ScenarioError as e:
+            bad_files += 1
+            for p in e.problems:
+                print(str(p), file=sys.stderr)
+            continue
         except UserError as e:
             bad_files += 1
             print(f"{source}: {e}", file=sys.stderr)

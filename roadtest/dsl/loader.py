@@ -20,11 +20,13 @@ from roadtest.dsl.model import Scenario
 from roadtest.errors import Problem, ScenarioError
 
 __all__ = ["Doc", "Variant", "parse_yaml", "parse_file", "validate_doc", "load_scenario_file", "load_variants",
-           "model_at", "path_exists", "located", "format_path"]
+           "model_at", "path_exists", "located", "format_path", "MAX_FILE_BYTES", "MAX_NODES", "MAX_DEPTH"]
 
 Path_ = tuple[Any, ...]
 _HHMM = re.compile(r"^\d{1,2}:\d{2}$")
-_MAX_DEPTH = 64
+MAX_DEPTH = 64  # nesting levels; a scenario needs about 6
+MAX_NODES = 100_000  # YAML nodes after alias expansion; a scenario has a few hundred
+MAX_FILE_BYTES = 256 * 1024  # a scenario or suite is a few kilobytes; parsing this much takes about a second
 
 
 @dataclass
@@ -81,8 +83,8 @@ class _Builder:
 
     def build(self, node: yaml.Node, path: Path_, depth: int = 0) -> Any:
         self.doc.pos[path] = _mark(node)
-        if depth > _MAX_DEPTH:
-            raise ScenarioError(self.doc.problem(path, f"nesting deeper than {_MAX_DEPTH} levels"))
+        if depth > MAX_DEPTH:
+            raise ScenarioError(self.doc.problem(path, f"nesting deeper than {MAX_DEPTH} levels"))
         if isinstance(node, yaml.MappingNode):
             out: dict[Any, Any] = {}
             for knode, vnode in node.value:
@@ -107,23 +109,88 @@ class _Builder:
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         if node.style is None and _HHMM.match(node.value or ""):
             return node.value  # YAML 1.1 would read 06:10 as the base-60 integer 370
-        return self.constructor.construct_object(node, deep=True)
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except (ValueError, TypeError, OverflowError) as e:
+            line, col = _mark(node)
+            raise ScenarioError(Problem(self.doc.file, line, col, "", f"unreadable YAML value {node.value!r}: {e}")) from None
+
+
+class _Capped(Exception):
+    """Raised inside the composer when a document is too deep or expands too far."""
+
+    def __init__(self, mark: yaml.Mark, message: str):
+        self.mark, self.message = mark, message
+
+
+class _CappedLoader(yaml.SafeLoader):
+    """SafeLoader whose composer counts nesting depth and the node count after alias expansion.
+
+    An alias is a reference to an already composed node, so the tree is small while its expansion
+    (what the builder walks) can be exponential; each node's expanded size is known when it is
+    composed, so the running total is checked at every alias, before anything is expanded.
+    """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._expanded = 0
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            node = super().compose_node(parent, index)
+            self._expanded += self._sizes.get(id(node), 1)
+            if self._expanded > MAX_NODES:
+                raise _Capped(mark, f"alias expands the document beyond {MAX_NODES} values "
+                                    "(expected a scenario of at most a few thousand)")
+            return node
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _Capped(self.peek_event().start_mark, f"nesting deeper than {MAX_DEPTH} levels")
+        before = self._expanded
+        self._expanded += 1
+        if self._expanded > MAX_NODES:
+            raise _Capped(self.peek_event().start_mark, f"more than {MAX_NODES} values in one document")
+        node = super().compose_node(parent, index)
+        self._sizes[id(node)] = self._expanded - before
+        self._depth -= 1
+        return node
+
+
+def _compose(text: str) -> yaml.Node | None:
+    loader = _CappedLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def _offset_mark(text: str, index: int) -> tuple[int, int]:
+    """1-based (line, col) of a character offset."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
 def parse_yaml(text: str, file: str) -> Doc:
     """Parse YAML text into a Doc; malformed YAML raises ScenarioError at the parser's position."""
     doc = Doc(data=None, file=file)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = _compose(text)
+    except _Capped as e:
+        raise ScenarioError(Problem(file, e.mark.line + 1, e.mark.column + 1, "", e.message)) from None
+    except yaml.reader.ReaderError as e:
+        line, col = _offset_mark(text, e.position)
+        what = "binary file" if e.character == 0 else "character not allowed in YAML"
+        raise ScenarioError(Problem(file, line, col, "", f"{what}: #x{e.character:04x} (expected YAML text)")) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = " ".join(x for x in (e.context, e.problem) if x)
         raise ScenarioError(Problem(file, line, col, "", f"malformed YAML: {what}")) from None
     except yaml.YAMLError as e:
-        raise ScenarioError(Problem(file, 0, 0, "", f"malformed YAML: {e}")) from None
-    except (RecursionError, ValueError) as e:
-        raise ScenarioError(Problem(file, 0, 0, "", f"malformed YAML: {type(e).__name__}")) from None
+        raise ScenarioError(Problem(file, 1, 1, "", f"malformed YAML: {e}")) from None
     if node is None:
         raise ScenarioError(Problem(file, 1, 1, "", "empty file (expected a mapping with name, road, ego, ...)"))
     builder = _Builder(doc)
@@ -131,10 +198,8 @@ def parse_yaml(text: str, file: str) -> Doc:
         doc.data = builder.build(node, ())
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise ScenarioError(Problem(file, line, col, "", f"malformed YAML: {getattr(e, 'problem', e)}")) from None
-    except (RecursionError, ValueError, TypeError, OverflowError) as e:
-        raise ScenarioError(Problem(file, 0, 0, "", f"unreadable YAML value: {type(e).__name__}: {e}")) from None
     if builder.problems:
         raise ScenarioError(builder.problems)
     if not isinstance(doc.data, dict):
@@ -146,9 +211,19 @@ def parse_file(path: str | Path) -> Doc:
     """Read and parse a YAML file; an unreadable file is a ScenarioError naming it."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(Problem(str(p), 0, 0, "", f"cannot read: {e}")) from None
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(Problem(str(p), 0, 0, "", f"file of {size} bytes is larger than the limit of "
+                                                          f"{MAX_FILE_BYTES} bytes (a scenario is a few kilobytes)"))
+        data = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(Problem(str(p), 0, 0, "", f"cannot read: {e.strerror or e}")) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, col = _offset_mark(data.decode("latin-1"), e.start)
+        raise ScenarioError(Problem(str(p), line, col, "", f"byte 0x{data[e.start]:02x} is not UTF-8 text "
+                                                           "(expected a UTF-8 YAML file)")) from None
     return parse_yaml(text, str(p))
 
 

@@ -13,8 +13,9 @@ Keys follow roadtest/bundle.py's docstring (SI units). Additions written here, b
   scene.lights[*] also has signal_id and offset (s into the cycle at t = 0); phases are as written
     in the YAML (the .xosc's TrafficSignalController starts at the offset).
   scene.actors[*] also has start {road, lane, s, x, y, h} (lane null on the roadside).
-  rules[*].params are the SI values in force for the scenario's country (catalogue defaults, the
-    country's values, then the scenario's own).
+  rules[*] carry what scoring needs (roadtest.rules.in_meta): params (the SI values in force for the
+    scenario's country: catalogue defaults, the country's values, then the scenario's own), priority
+    and priority_class, monitor {formula, signals, in_force}, conflicts_with, context.
   governing: the rule the expected behaviour follows where rules in force conflict (lowest
     priority index among conflicting pairs), else null.
   map: {kind, junction_roads [road ids inside junctions], main_roads [[main s start, road id]]}.
@@ -30,7 +31,7 @@ from roadtest.dsl.emit_xosc import EGO_DEFAULT_ACT
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot
 
-__all__ = ["build_meta", "rules_meta"]
+__all__ = ["build_meta", "rules_meta", "cached_catalogue"]
 
 
 def _spot(spot: Spot) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def _spot(spot: Spot) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _catalogue() -> dict:
+def cached_catalogue() -> dict:
     """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
     from roadtest.rules.catalogue_model import load_catalogue
 
@@ -46,29 +47,15 @@ def _catalogue() -> dict:
 
 
 def rules_meta(sc) -> tuple[list[dict[str, Any]], str | None]:
-    """Rules in force with SI params, priority and class from the catalogue, and the governing rule."""
-    try:
-        catalogue = _catalogue()
-    except Exception:  # catalogue missing or broken: still write the ids
-        catalogue = {}
-    out, ids = [], []
-    for ref in sc.rules:
-        rule = catalogue.get(ref.id)
-        if rule is None:
-            out.append({"id": ref.id, "params": dict(ref.params), "priority": None, "priority_class": None})
-            continue
-        ids.append(ref.id)
-        out.append({"id": ref.id, "params": rule.params_for(sc.country, ref.params),
-                    "priority": rule.priority, "priority_class": rule.priority_class})
-    governing = None
-    for a in ids:
-        for b in ids:
-            ra, rb = catalogue[a], catalogue[b]
-            if a != b and (b in ra.conflicts_with or a in rb.conflicts_with):
-                best = a if ra.priority <= rb.priority else b
-                if governing is None or catalogue[best].priority < catalogue[governing].priority:
-                    governing = best
-    return out, governing
+    """Rules in force as scoring needs them (formula, SI params for the country, priority, conflicts, context;
+    roadtest.rules.in_meta), and the governing rule where they conflict."""
+    from roadtest.rules.evaluate import governing_rule
+    from roadtest.rules.in_meta import RuleInForce
+
+    catalogue = cached_catalogue()
+    rules = {ref.id: RuleInForce.from_rule(catalogue[ref.id], sc.country, ref.params) for ref in sc.rules}
+    governing, _ = governing_rule(list(rules), rules)
+    return [r.to_meta() for r in rules.values()], governing
 
 
 def build_meta(variant, layout: Layout, spots: dict[str, Spot], scene: dict, route: dict) -> dict[str, Any]:

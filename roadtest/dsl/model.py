@@ -14,8 +14,12 @@ Lane and s conventions (for authors and for the emitters):
   For junction kinds (intersection, t_junction, roundabout) the main road is the ego's approach arm:
   it runs from s = 0 to s = road.length, where it meets the junction. For highway_merge it is the
   main carriageway; the on-ramp joins it at `road.ramp.merge_s`.
-- A pedestrian or police officer may stand on the roadside with `place: {side: right, s: ...}`
+- A pedestrian or police officer may stand on the roadside with `place: {side: kerb, s: ...}`
   instead of a lane.
+- Sides (signs, traffic lights, roadside places) are the driver's: `kerb` is the roadside next to
+  the driver's own lane (right in right-hand traffic, left in JP, GB, ...), `far` the one across the
+  oncoming lanes; `left` and `right` are the driver's left and right. The driver is the one the
+  sign faces (`direction`), for places and lights the forward driver. `driver_side()` resolves them.
 """
 
 from __future__ import annotations
@@ -25,16 +29,16 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from roadtest.units import KMH
+
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
-    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "sun_elevation", "lane_order", "resolve_placements",
+    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
     "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
-
-KMH = 1.0 / 3.6  # m/s per km/h
 
 
 def _kmh(v: float) -> float:
@@ -184,7 +188,7 @@ class LightPhase(_Model):
 class TrafficLight(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
     s: Metres = Field(..., description="Stop position along the main road, m (a stop line is implied).")
-    side: Literal["right", "left"] = "right"
+    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver sees it.")
     phases: list[LightPhase] = Field(..., min_length=1, description="Cycle, repeated from t = 0.")
     offset: float = Field(0.0, ge=0, description="Time into the cycle at t = 0, s.")
 
@@ -192,7 +196,9 @@ class TrafficLight(_Model):
 class Sign(_Model):
     id: str = Field(..., description="Sign id from roadtest/sign_assets/signs.yaml (e.g. speed_limit, stop).")
     s: Metres = Field(..., description="Position along the main road, m.")
-    side: Literal["right", "left", "both", "overhead"] = "right"
+    side: Literal["kerb", "far", "right", "left", "both", "overhead"] = Field(
+        "kerb", description="As the driver it faces sees it: kerb (their own roadside), far (across the oncoming "
+                            "lanes), their left or right, both, or overhead.")
     value: float | None = Field(None, description="Value shown on the sign in the sign's own unit (km/h for speed signs).")
     direction: Literal["forward", "backward"] = Field("forward", description="Traffic the sign faces.")
 
@@ -263,7 +269,8 @@ class Place(_Model):
     """Absolute {lane, s} or {side, s}, or relative {ahead_of|behind|left_of|right_of: id, distance}."""
 
     lane: int | None = Field(None, description="User lane number (absolute placement).")
-    side: Literal["right", "left"] | None = Field(None, description="Roadside instead of a lane (pedestrians, police).")
+    side: Literal["kerb", "far", "right", "left"] | None = Field(
+        None, description="Roadside instead of a lane (pedestrians, police), as the forward driver sees it.")
     s: Metres | None = Field(None, description="Along the main road, m (absolute placement).")
     ahead_of: str | None = None
     behind: str | None = None
@@ -409,7 +416,9 @@ class Scenario(_Model):
 
     name: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Identifier: letters, digits, . _ -")
     description: str = ""
-    country: str = Field("CN", pattern=r"^[A-Z]{2}$", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants.")
+    country: str = Field("CN", description="ISO 3166 alpha-2 code: sign style, driving side, rule variants "
+                                           "(one of the countries the sign catalogue covers).",
+                         json_schema_extra=lambda schema: schema.update(enum=list(_countries())))
     level: Literal["L1", "L2", "L3", "L4", "L5"] = Field("L1", description="Difficulty level.")
     tags: list[str] = Field(default_factory=list)
     environment: Environment = Field(default_factory=Environment)
@@ -420,6 +429,16 @@ class Scenario(_Model):
     rules: list[RuleRef] = Field(default_factory=list, description="Rule ids, or {id, params}.")
     expect: Expect = Field(default_factory=Expect)
     sweep: dict[str, list[Any]] = Field(default_factory=dict, description="dotted.path: [values]; each combination is a variant.")
+
+    @field_validator("country", mode="before")
+    @classmethod
+    def _known_country(cls, v: Any) -> Any:
+        have = _countries()
+        if isinstance(v, str) and v in have:
+            return v
+        if isinstance(v, str) and v.strip().upper() in have:
+            raise ValueError(f"unknown country {v!r} (did you mean {v.strip().upper()!r}?)")
+        raise ValueError(f"unknown country {v!r} (expected one of {', '.join(have)})")
 
     @field_validator("rules", mode="before")
     @classmethod
@@ -444,9 +463,24 @@ class Scenario(_Model):
 LEFT_HAND_COUNTRIES = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "MO", "SG", "MY", "TH", "ID", "ZA", "KE", "PK", "BD", "LK", "CY", "MT"})
 
 
+def _countries() -> tuple[str, ...]:
+    from roadtest.dsl.signs import countries
+
+    return countries()
+
+
 def driving_side(country: str) -> str:
     """'left' for left-hand-traffic countries, else 'right'."""
     return "left" if country.upper() in LEFT_HAND_COUNTRIES else "right"
+
+
+def driver_side(side: str, traffic: str) -> str:
+    """The driver's 'left' or 'right' for a side as written (kerb, far, left, right) under left/right-hand traffic."""
+    if side == "kerb":
+        return traffic
+    if side == "far":
+        return "left" if traffic == "right" else "right"
+    return side
 
 
 def lane_order(lanes: Lanes, side: str) -> list[int]:

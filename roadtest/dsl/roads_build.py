@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RefLine, RoadPiece
-from roadtest.errors import UserError
+from roadtest.errors import FieldError
 
 __all__ = ["Connection", "JunctionSpec", "Layout", "build_layout", "mark_style", "SIDEWALK_WIDTH",
            "JUNCTION_ID", "ARM_IDS"]
@@ -147,7 +147,7 @@ def _build_linear(sc, fwd_sign: int) -> Layout:
         turn_len = road.radius * road.angle
         lead = min(road.curve_start, road.length)
         if lead + turn_len > road.length + 1e-6:
-            raise UserError(f"road: a {math.degrees(road.angle):.0f} deg curve of radius {road.radius:g} m after "
+            raise FieldError("road", f"a {math.degrees(road.angle):.0f} deg curve of radius {road.radius:g} m after "
                             f"{lead:g} m needs a road of at least {lead + turn_len:.0f} m (length is {road.length:g})")
         ls = min(0.25 * turn_len, CURVE_SPIRAL, road.length - lead - turn_len)
         if lead > 0:
@@ -266,13 +266,13 @@ def _build_merge(sc, fwd_sign: int) -> Layout:
     road = sc.road
     ramp = road.ramp
     if ramp is None:
-        raise UserError("road.ramp: highway_merge needs a ramp {merge_s, length}")
+        raise FieldError("road.ramp", "highway_merge needs a ramp {merge_s, length}")
     lj = min(MERGE_JUNCTION_LENGTH, ramp.merge_s / 2)
     a_len = ramp.merge_s - lj
     b_len = road.length - ramp.merge_s
     taper = min(MERGE_TAPER, b_len - ramp.length)
     if lj < 1.0 or taper < 0.0:
-        raise UserError(f"road.ramp: expected merge_s >= 2 m and merge_s + length <= {road.length:g} m "
+        raise FieldError("road.ramp", f"expected merge_s >= 2 m and merge_s + length <= {road.length:g} m "
                         f"(got merge_s {ramp.merge_s:g}, length {ramp.length:g})")
     w, n_f, n_b = road.lanes.width, road.lanes.forward, road.lanes.backward
     outer_bwd = "shoulder"
@@ -345,4 +345,4 @@ def build_layout(sc) -> Layout:
         return _build_junction(sc, fwd_sign)
     if kind == "highway_merge":
         return _build_merge(sc, fwd_sign)
-    raise UserError(f"road.kind: unsupported road kind {kind!r}")
+    raise FieldError("road.kind", f"unsupported road kind {kind!r}")

@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from roadtest.dsl.model import driver_side, resolve_placements
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
-from roadtest.errors import UserError
+from roadtest.errors import FieldError
 
-__all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE", "LIGHT_ID_BASE"]
+__all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE"]
 
-SIGN_ID_BASE = 1000
+SIGN_ID_BASE = 1000  # signs get numbered OpenDRIVE ids (a sign id names its kind, not one sign); lights keep their own id
 END_MARGIN = 0.05  # m kept between a start position and either end of its road
-LIGHT_ID_BASE = 2000
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,9 @@ def place_scene(sc, layout: Layout) -> dict:
         rid, s = layout.main_to_road(sign.s)
         piece = layout.pieces[rid]
         code = _sign_code(sign.id, sc.country)
-        sides = ["right", "left"] if sign.side == "both" else [sign.side]
+        sides = ["kerb", "far"] if sign.side == "both" else [sign.side]
         for j, side in enumerate(sides):
+            side = side if side == "overhead" else driver_side(side, sc.driving_side)
             forward = sign.direction == "forward"
             if side == "overhead":
                 left, right = _extents(piece, s)
@@ -110,8 +111,8 @@ def place_scene(sc, layout: Layout) -> dict:
     for k, tl in enumerate(road.traffic_lights):
         rid, s = layout.main_to_road(tl.s)
         piece = layout.pieces[rid]
-        sid = LIGHT_ID_BASE + k
-        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, tl.side), z=5.0, country="OpenDRIVE",
+        sid = tl.id  # the user's name is the OpenDRIVE signal id, the .xosc's trafficSignalId and the trace's key
+        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side)), z=5.0, country="OpenDRIVE",
                                   type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
                                   height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
         scene["lights"].append(dict(id=tl.id, signal_id=str(sid), road=str(rid), s=s, offset=tl.offset,
@@ -126,14 +127,14 @@ def place_scene(sc, layout: Layout) -> dict:
     return scene
 
 
-def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float) -> Spot:
+def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float, field: str = "ego.lane") -> Spot:
     rid, s = layout.main_to_road(main_s)
     piece = layout.pieces[rid]
     s = min(max(s, END_MARGIN), piece.length - END_MARGIN)  # CARLA finds no waypoint at exactly s = 0 or length
     if user_lane is not None:
         lane = layout.odr_lane(user_lane)
         if lane not in {ln.id for ln in piece.lanes_at(s)}:
-            raise UserError(f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
+            raise FieldError(field, f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
         t = piece.lane_center_t(lane, s)
         x, y, h = piece.ref.point(s, t)
         h = h if lane * layout.fwd_sign > 0 else h + math.pi  # forward lanes run with s
@@ -144,43 +145,16 @@ def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_
 
 
 def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
-    """Start spot of the ego ('hero') and of every actor; relative placements follow their reference."""
-    raw: dict[str, tuple[int | None, str | None, float]] = {"hero": (sc.ego.lane, None, sc.ego.s)}
-    pending = {a.id: a.place for a in sc.actors}
-    for _ in range(len(pending) + 1):
-        for aid, place in list(pending.items()):
-            ref = place.reference
-            if ref is None:
-                raw[aid] = (place.lane, place.side, place.s)
-                del pending[aid]
-                continue
-            else:
-                rel, other = ref
-                other = "hero" if other in ("ego", "hero") else other
-                if other not in raw:
-                    continue
-                lane, side, s = raw[other]
-                sign = 1.0 if (lane is None or lane > 0) else -1.0  # user lanes > 0 run with s
-                if rel == "ahead_of":
-                    s = s + sign * place.distance
-                elif rel == "behind":
-                    s = s - sign * place.distance
-                else:
-                    if lane is None:
-                        raise UserError(f"actors.{aid}.place: {rel} {other!r} needs a reference in a lane")
-                    # user lane numbers grow away from the centre line, which is on the driver's right in LHT
-                    outward_is_right = layout.fwd_sign < 0
-                    outward = (rel == "right_of") == outward_is_right
-                    direction = 1 if lane > 0 else -1
-                    lane = lane + direction if outward else lane - direction
-                    if lane == 0:  # inward from the first lane: the first lane of the other direction
-                        lane = -direction
-                    s = s + sign * place.distance
-            raw[aid] = (lane, side, s)
-            del pending[aid]
-    if pending:
-        raise UserError(f"actors: placements refer to unknown or circular actors: {', '.join(sorted(pending))}")
-    return {k: _spot_on_main(layout, lane, side, s) for k, (lane, side, s) in raw.items()}
+    """Start spot of the ego ('hero') and of every actor, where dsl.model.resolve_placements (the one placement
+    resolver, which validation uses too) puts them; sides are the driver's (kerb, far, left, right)."""
+    raw = resolve_placements(sc)
+    unplaced = sorted(a.id for a in sc.actors if a.id not in raw)
+    if unplaced:
+        raise FieldError("actors", f"cannot place {', '.join(unplaced)}: unknown or circular reference, "
+                         "or no lane on that side")
+    return {("hero" if k == "ego" else k): _spot_on_main(layout, lane, driver_side(side, sc.driving_side) if side else None,
+                                                         s, "ego.lane" if k == "ego" else f"actors.{k}.place")
+            for k, (lane, side, s) in raw.items()}
 
 
 def _sample(piece: RoadPiece, lane: int, s0: float, s1: float, step: float = 2.0) -> list[tuple[float, float]]:
@@ -207,7 +181,7 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
     if layout.kind in ("intersection", "t_junction", "roundabout"):
         exit_ = sc.ego.route.exit or ("straight" if "straight" in layout.movements else "right")
         if exit_ not in layout.movements:
-            raise UserError(f"ego.route.exit: a {layout.kind} has no {exit_!r} exit (expected one of "
+            raise FieldError("ego.route.exit", f"a {layout.kind} has no {exit_!r} exit (expected one of "
                             f"{', '.join(sorted(layout.movements))})")
         approach = layout.pieces[ARM_IDS["approach"]]
         conn = layout.pieces[layout.movements[exit_]]

@@ -110,9 +110,13 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
             if not _lane_ok(lane, scn):
                 yield ("road", "stop_lines", i, "lanes"), f"lane {lane} does not exist (expected {_lanes_text(scn)})", False
     ids = [t.id for t in road.traffic_lights]
+    actor_ids = {a.id for a in scn.actors}
     for i, tid in enumerate(ids):
         if tid in ids[:i]:
             yield ("road", "traffic_lights", i, "id"), f"duplicate traffic light id {tid!r}", False
+        elif tid in actor_ids:
+            yield ("road", "traffic_lights", i, "id"), (f"traffic light id {tid!r} is also an actor's id (both name "
+                                                        "a signal state in the trace; expected distinct ids)"), False
     if road.ramp is not None:
         if road.kind != "highway_merge":
             yield ("road", "ramp"), f"a ramp needs kind highway_merge (got {road.kind})", True

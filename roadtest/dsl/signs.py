@@ -11,7 +11,7 @@ import yaml
 
 from roadtest.errors import UserError
 
-__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids"]
+__all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids", "countries"]
 
 SIGNS_FILE = Path(str(files("roadtest").joinpath("sign_assets", "signs.yaml")))
 
@@ -31,6 +31,11 @@ def load_signs(path: Path | None = None) -> dict[str, dict[str, Any]]:
 def sign_ids() -> frozenset[str]:
     """Every sign id in the catalogue."""
     return frozenset(load_signs())
+
+
+def countries() -> tuple[str, ...]:
+    """Countries roadtest supports: those the sign catalogue gives codes for (sign style and driving side)."""
+    return tuple(sorted({c for entry in load_signs().values() for c in (entry.get("codes") or {})}))
 
 
 def sign_code(sign_id: str, country: str) -> dict[str, Any]:

@@ -71,15 +71,31 @@ def _expand_suite(doc: Doc) -> Iterator[tuple[str, list[Variant] | ScenarioError
 def iter_target(target: str | Path) -> Iterator[tuple[str, list[Variant] | ScenarioError]]:
     """(source file, its variants or its problems) for each scenario a target names, in order.
 
-    A folder yields every *.yaml directly in it (not rules/ or suites/ below it).
+    A folder yields every scenario file (*.yaml, *.yml) in it and in its subfolders, in path order;
+    suite files found there are skipped (a folder names scenarios, and a suite would run its members
+    a second time), as are hidden folders.
     """
     t = Path(target)
     if t.is_dir():
-        files = sorted(p for p in t.glob("*.yaml") if p.is_file()) + sorted(p for p in t.glob("*.yml") if p.is_file())
-        if not files:
-            yield str(t), ScenarioError(Problem(str(t), 0, 0, "", "no *.yaml scenario files in this folder"))
+        files = sorted(p for p in t.rglob("*") if p.suffix.lower() in (".yaml", ".yml") and p.is_file()
+                       and not any(part.startswith(".") for part in p.relative_to(t).parts))
+        found = False
         for f in files:
-            yield from iter_target(f)
+            try:
+                doc = parse_file(f)
+            except ScenarioError as e:
+                found = True
+                yield str(f), e
+                continue
+            if is_suite(doc):
+                continue
+            found = True
+            try:
+                yield str(f), expand_doc(doc)
+            except ScenarioError as e:
+                yield str(f), e
+        if not found:
+            yield str(t), ScenarioError(Problem(str(t), 0, 0, "", "no *.yaml scenario files in this folder or below it"))
         return
     if not t.exists():
         yield str(t), ScenarioError(Problem(str(t), 0, 0, "", "no such file or folder"))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from roadtest.errors import Problem, ScenarioError, UserError
 
-__all__ = ["xsd_path", "check_xsd", "check_asam", "check_file", "validate_command"]
+__all__ = ["xsd_path", "check_xsd", "check_asam", "check_file", "check_warnings", "validate_command"]
 
 _OSC_XSD = {0: "OpenSCENARIO_1_0.xsd", 1: "OpenSCENARIO_1_1.xsd", 2: "OpenSCENARIO_1_2.xsd", 3: "OpenSCENARIO_1_3_1.xsd"}
 _ODR_XSD = "opendrive_17_core.xsd"
@@ -180,15 +180,40 @@ def check_asam(path: Path, tree=None, schema_ok: bool = True, strict: bool = Fal
 
 
 def _check_yaml(path: Path) -> list[Problem]:
-    from roadtest.dsl.loader import load_variants
+    """The loader's checks, then what building each variant finds (so validate refuses what convert refuses)."""
+    from roadtest.dsl.bundle_writer import build_problems
+    from roadtest.dsl.loader import parse_file
+    from roadtest.dsl.suite import is_suite, iter_target
+    from roadtest.dsl.variants import expand_doc
 
     try:
-        load_variants(path)
+        doc = parse_file(path)
+        if not is_suite(doc):
+            return build_problems(doc, expand_doc(doc))
+        problems: list[Problem] = []
+        for source, result in iter_target(path):
+            problems += result.problems if isinstance(result, ScenarioError) else build_problems(parse_file(source), result)
+        return problems
     except ScenarioError as e:
         return list(e.problems)
     except UserError as e:
-        return [Problem(str(path), 0, 0, "", str(e))]
-    return []
+        return [Problem(str(path), 1, 1, "", str(e))]
+
+
+def check_warnings(path: str | Path) -> list[Problem]:
+    """Warnings about a valid scenario or suite file: rules never in force in the scene, rules failed at t = 0."""
+    from roadtest.dsl.loader import parse_file
+    from roadtest.dsl.rule_context import rule_warnings
+    from roadtest.dsl.suite import iter_target
+
+    p = Path(path)
+    if p.suffix.lower() not in (".yaml", ".yml"):
+        return []
+    found: list[Problem] = []
+    for source, result in iter_target(p):
+        if not isinstance(result, ScenarioError):
+            found += rule_warnings(parse_file(source), result)
+    return found
 
 
 def check_file(path: str | Path, strict: bool = False) -> list[Problem]:
@@ -219,15 +244,21 @@ def validate_command(paths) -> int:
             files += sorted(f for f in p.rglob("*") if f.suffix.lower() in (".yaml", ".yml", ".xosc", ".xodr"))
         else:
             files.append(p)
-    bad = 0
+    bad = warned = 0
     for f in files:
         problems = check_file(f)
         if problems:
             bad += 1
         for prob in problems:
             print(str(prob))
+        if not problems:
+            warnings = check_warnings(f)
+            warned += len(warnings)
+            for w in warnings:
+                print(str(w))
+    tail = f" ({warned} warning(s))" if warned else ""
     if bad:
-        print(f"{bad} of {len(files)} files have problems", file=sys.stderr)
+        print(f"{bad} of {len(files)} files have problems{tail}", file=sys.stderr)
         return 2
-    print(f"{len(files)} files OK")
+    print(f"{len(files)} files OK{tail}")
     return 0

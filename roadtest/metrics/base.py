@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import numpy as np
+
 from roadtest.sim.api import ActorState, Trace, WorldState
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "Route",
     "route_from_meta",
     "travel_direction",
+    "project_on_route",
 ]
 
 
@@ -135,3 +138,18 @@ def travel_direction(lane: int, driving_side: str = "right") -> int:
     """+1 when traffic in this OpenDRIVE lane moves with increasing s, -1 against it."""
     forward = lane < 0 if driving_side != "left" else lane > 0
     return 1 if forward else -1
+
+
+def project_on_route(route: Route, x: float, y: float, s_lo: float = -math.inf, s_hi: float = math.inf) -> tuple[float, float]:
+    """(arc length, distance) of the nearest point of the route between arc lengths s_lo and s_hi."""
+    acc = np.asarray(route.accum)
+    lo = max(int(np.searchsorted(acc, s_lo, side="right")) - 1, 0)
+    hi = min(int(np.searchsorted(acc, s_hi, side="left")) + 1, len(acc) - 1)
+    p = np.asarray(route.points[lo:hi + 1])
+    a, b = p[:-1], p[1:]
+    d = b - a
+    seg = np.hypot(d[:, 0], d[:, 1])
+    u = np.clip(((x - a[:, 0]) * d[:, 0] + (y - a[:, 1]) * d[:, 1]) / np.maximum(seg * seg, 1e-12), 0.0, 1.0)
+    dist = np.hypot(a[:, 0] + u * d[:, 0] - x, a[:, 1] + u * d[:, 1] - y)
+    k = int(np.argmin(dist))
+    return float(acc[lo + k] + u[k] * seg[k]), float(dist[k])

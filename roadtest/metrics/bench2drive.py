@@ -1,21 +1,22 @@
-"""Bench2Drive figures of one run: success, efficiency and comfort (Thinklab-SJTU/Bench2Drive 0.0.4 tools).
+"""Bench2Drive figures of one run as its tools compute them (Thinklab-SJTU/Bench2Drive 0.0.4).
 
-Departures of Bench2Drive's own scripts that roadtest does not copy, because they are unit slips:
-- comfort: `efficiency_smoothness_benchmark.py` reads CARLA's `get_angular_velocity()`, which is in
-  deg/s, and compares it with nuPlan's rad/s bounds (0.95 rad/s yaw rate, 1.93 rad/s^2 yaw
-  acceleration); roadtest uses rad/s throughout.
-- comfort: the script differentiates with `delta = 0.1` s although the agent logs at 20 Hz (0.05 s),
-  which halves every jerk and yaw acceleration; roadtest differentiates with the trace's own tick.
-- efficiency: a checkpoint without background vehicles is written as 100 % by Bench2Drive's fork;
-  roadtest leaves such checkpoints out (no surrounding traffic, no ratio) and says so in a note.
-- Bench2Drive's TickRuntime crash after 4000 ticks is not reproduced.
-- efficiency keeps every tick with nearby same-direction traffic; the leaderboard min-speed test's
-  excuses (behind a lead, at the limit in force) apply to the infraction only.
+Sources: tools/merge_route_json.py (success), tools/efficiency_smoothness_benchmark.py (efficiency,
+comfort) and the fork's leaderboard and scenario_runner (20 min-speed checkpoints, every checkpoint
+written as an event, no min-speed penalty, 60 s blocked). Quirks kept, so that a published number and
+roadtest's number for the same driving agree:
+- comfort reads CARLA's get_angular_velocity() z, which is in deg/s, against nuPlan's rad/s bounds;
+- comfort's "yaw acceleration" is the Savitzky-Golay smoothed yaw rate itself, not a derivative;
+- jerks are derivatives with delta = 0.1 s whatever the logging rate; agents log every 0.05 s tick, which halves them;
+- each 20-frame chunk is filtered on its own (a trailing partial chunk is dropped);
+- efficiency parses every checkpoint message, 100 % for a checkpoint without background traffic included.
+Bench2Drive's TickRuntime crash after 4000 ticks is not reproduced. roadtest's corrected comfort and
+efficiency are in roadtest/metrics/corrected.py.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,8 @@ from roadtest.metrics import leaderboard
 from roadtest.metrics.base import MetricResult, Violation, ego_states
 from roadtest.sim.api import Trace
 
-__all__ = ["COMFORT_BOUNDS", "COMFORT_WINDOW", "success", "efficiency", "comfort", "comfort_signals", "evaluate"]
+__all__ = ["COMFORT_BOUNDS", "COMFORT_WINDOW", "B2D_DELTA", "success", "efficiency", "comfort", "carla_signals",
+           "fork_evaluate", "evaluate"]
 
 COMFORT_BOUNDS: dict[str, tuple[float, float]] = {  # nuPlan ego_*_statistics bounds, open interval
     "lon_acc": (-4.05, 2.40),  # m/s^2
@@ -35,7 +37,9 @@ COMFORT_BOUNDS: dict[str, tuple[float, float]] = {  # nuPlan ego_*_statistics bo
     "yaw_acc": (-1.93, 1.93),  # rad/s^2
 }
 COMFORT_WINDOW = 20  # frames per chunk
+B2D_DELTA = 0.1  # s, the derivative step efficiency_smoothness_benchmark.py uses
 _SG_WINDOW, _SG_ORDER = 7, 2
+_PERCENT = re.compile(r"\b\d+\.?\d*%")
 
 
 def success(lb: leaderboard.LeaderboardResult) -> bool:
@@ -45,20 +49,29 @@ def success(lb: leaderboard.LeaderboardResult) -> bool:
     return all(not v for k, v in lb.infractions.items() if k != "min_speed_infractions")
 
 
-def efficiency(trace: Trace, meta: dict, lb: leaderboard.LeaderboardResult | None = None) -> MetricResult:
-    """Mean over 20 route checkpoints of ego speed / mean background speed, in % (values over 1000 dropped)."""
-    lb = lb or leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False,
-                                    min_speed_excuses=False)
-    vals = [v for v in lb.min_speed_checkpoints if v <= 1000.0]
+def fork_evaluate(trace: Trace, meta: dict) -> leaderboard.LeaderboardResult:
+    """The leaderboard as Bench2Drive's fork runs it (route_scenario.py, statistics_manager.py, atomic_criteria.py)."""
+    return leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False,
+                                min_speed_all_events=True)
+
+
+def efficiency(lb: leaderboard.LeaderboardResult) -> MetricResult:
+    """Mean of the percentages parsed from the route's min-speed messages, values over 1000 dropped (read_from_json)."""
+    msgs = [v.description for v in lb.infractions.get("min_speed_infractions", ())]
+    if not msgs:
+        return MetricResult("efficiency", "%", None, details={"note": "no min-speed checkpoint: route left out"})
+    vals = [float(_PERCENT.search(m).group().rstrip("%")) for m in msgs]
+    vals = [v for v in vals if not v > 1000]
     if not vals:
-        return MetricResult("efficiency", "%", None, details={"note": "no background vehicles on any checkpoint"})
-    return MetricResult("efficiency", "%", round(sum(vals) / len(vals), 2), details={"checkpoints": vals})
+        return MetricResult("efficiency", "%", None, details={"note": "every checkpoint above 1000 %"})
+    return MetricResult("efficiency", "%", sum(vals) / len(vals), details={"checkpoints": vals})
 
 
 def _savgol(x: np.ndarray, deriv: int, delta: float) -> np.ndarray:
     """Savitzky-Golay smoothing or derivative (window 7, order 2, polynomial fits at the ends as scipy's mode="interp").
 
-    Written with numpy because importing scipy.signal costs seconds in every worker process.
+    Written with numpy because importing scipy.signal costs seconds in every worker process. Under 7 samples
+    the window is the largest odd count that fits (scipy would take an even 4 or 6; only 4- or 6-frame episodes differ).
     """
     n = len(x)
     win = min(_SG_WINDOW, n if n % 2 else n - 1)
@@ -76,69 +89,97 @@ def _savgol(x: np.ndarray, deriv: int, delta: float) -> np.ndarray:
     return y
 
 
-def comfort_signals(trace: Trace) -> dict[str, np.ndarray]:
-    """Ego lon/lat acceleration, jerk, lon jerk, yaw rate and yaw acceleration per tick, S-G smoothed as Bench2Drive."""
+def carla_signals(trace: Trace) -> dict[str, np.ndarray]:
+    """Per tick what an agent's get_metric_info() logs: world acceleration (m/s^2), yaw rate as CARLA's deg/s
+    (left-handed, so clockwise positive), forward and right vectors.
+
+    The backend's own acceleration and yaw rate are used when the trace has them; otherwise (the built-in
+    simulator leaves them 0) they are finite differences of the world velocity and the heading.
+    """
     ticks = ego_states(trace)
     dt = trace.tick
-    if len(ticks) < 2:
-        return {k: np.zeros(len(ticks)) for k in COMFORT_BOUNDS}
-    h = np.unwrap(np.array([e.h for _, e in ticks]))
-    vx = np.array([e.vx for _, e in ticks])
-    vy = np.array([e.vy for _, e in ticks])
-    if not (np.any(vx) or np.any(vy)):
-        sp = np.array([e.speed for _, e in ticks])
-        vx, vy = sp * np.cos(h), sp * np.sin(h)
-    ax, ay = np.gradient(vx, dt), np.gradient(vy, dt)
-    lon = ax * np.cos(h) + ay * np.sin(h)
-    lat = -ax * np.sin(h) + ay * np.cos(h)
-    yaw_rate = np.gradient(h, dt)
-    mag = np.hypot(ax, ay)
-    return {
-        "lon_acc": _savgol(lon, 0, dt),
-        "lat_acc": _savgol(lat, 0, dt),
-        "jerk": _savgol(mag, 1, dt),
-        "lon_jerk": _savgol(lon, 1, dt),
-        "yaw_rate": _savgol(yaw_rate, 0, dt),
-        "yaw_acc": _savgol(yaw_rate, 1, dt),
-    }
+    n = len(ticks)
+    h = np.unwrap(np.array([e.h for _, e in ticks])) if n else np.zeros(0)
+    ax_v = np.array([e.ax for _, e in ticks])
+    ay_v = np.array([e.ay for _, e in ticks])
+    if n and (np.any(ax_v) or np.any(ay_v)):
+        ax = ax_v * np.cos(h) - ay_v * np.sin(h)
+        ay = ax_v * np.sin(h) + ay_v * np.cos(h)
+    elif n > 1:
+        vx = np.array([e.vx for _, e in ticks])
+        vy = np.array([e.vy for _, e in ticks])
+        if not (np.any(vx) or np.any(vy)):
+            sp = np.array([e.speed for _, e in ticks])
+            vx, vy = sp * np.cos(h), sp * np.sin(h)
+        ax, ay = np.gradient(vx, dt), np.gradient(vy, dt)
+    else:
+        ax = ay = np.zeros(n)
+    rate = np.array([e.yaw_rate for _, e in ticks])
+    if n > 1 and not np.any(rate):
+        rate = np.gradient(h, dt)
+    return {"acc": np.stack([ax, ay], axis=1) if n else np.zeros((0, 2)), "yaw_rate_rad": rate,
+            "angular_z_deg": -np.degrees(rate), "forward": np.stack([np.cos(h), np.sin(h)], axis=1) if n else np.zeros((0, 2)),
+            "right": np.stack([np.sin(h), -np.cos(h)], axis=1) if n else np.zeros((0, 2))}
+
+
+def _phase_unwrap(x: np.ndarray) -> np.ndarray:
+    """efficiency_smoothness_benchmark.py _phase_unwrap: steps larger than pi removed in multiples of 2 pi."""
+    adj = np.zeros_like(x)
+    adj[1:] = np.cumsum(np.round(np.diff(x) / (2 * np.pi)))
+    return x - 2 * np.pi * adj
+
+
+def _chunk_signals(acc, z, fwd, right) -> dict[str, np.ndarray]:
+    """compute_comfort_metric's six signals over one chunk, each filtered within the chunk."""
+    yaw = _phase_unwrap(z)
+    lon = np.einsum("ij,ij->i", acc, fwd)
+    lat = np.einsum("ij,ij->i", acc, right)
+    mag = np.hypot(acc[:, 0], acc[:, 1])
+    lon_s, mag_s = _savgol(lon, 0, 1.0), _savgol(mag, 0, 1.0)
+    return {"lon_acc": lon_s, "lat_acc": _savgol(lat, 0, 1.0), "jerk": _savgol(mag_s, 1, B2D_DELTA),
+            "lon_jerk": _savgol(lon_s, 1, B2D_DELTA), "yaw_rate": _savgol(yaw, 0, 1.0), "yaw_acc": _savgol(yaw, 0, 1.0)}
+
+
+def _worst(sig: dict[str, np.ndarray]) -> tuple[str, float]:
+    """(signal, excess) of the bound a chunk breaks most, ("", 0) if all lie strictly inside their bounds."""
+    name, worst = "", 0.0
+    for k, (lo, hi) in COMFORT_BOUNDS.items():
+        excess = max(float(np.max(sig[k])) - hi, lo - float(np.min(sig[k])))
+        if excess >= 0 and (not name or excess > worst):
+            name, worst = k, excess
+    return name, worst
 
 
 def comfort(trace: Trace, meta: dict | None = None, window: int = COMFORT_WINDOW) -> MetricResult:
-    """Share of whole `window`-frame chunks whose six signals all lie strictly inside nuPlan's bounds."""
-    sig = comfort_signals(trace)
-    n = len(next(iter(sig.values()))) if sig else 0
-    if n == 0:
-        return MetricResult("comfort", "1", None, details={"note": "no ego in trace"})
-    chunks = [(0, n)] if n <= window else [(i, i + window) for i in range(0, n - window + 1, window)]
+    """seg_compute_comfort_metric: share of whole `window`-frame chunks within nuPlan's bounds; 1 or 0 when shorter."""
+    c = carla_signals(trace)
+    n = len(c["angular_z_deg"])
+    if n < _SG_ORDER + 1:
+        return MetricResult("comfort", "1", None, details={"note": "fewer than 3 ego frames"})
+    chunks = [(0, n)] if n <= window else [(i * window, (i + 1) * window) for i in range(n // window)]
     times = [st.time for st, _ in ego_states(trace)]
     passed, bad = 0, []
     for a, b in chunks:
-        worst_name, worst_excess = "", 0.0
-        for name, (lo, hi) in COMFORT_BOUNDS.items():
-            seg = sig[name][a:b]
-            excess = max(float(np.max(seg)) - hi, lo - float(np.min(seg)))
-            if excess >= 0 and (not worst_name or excess > worst_excess):
-                worst_name, worst_excess = name, excess
-        if worst_name:
-            bad.append(Violation(times[a], times[b - 1] - times[a] + trace.tick, worst_excess, worst_name,
-                                 f"{worst_name} outside nuPlan bounds by {worst_excess:.3f}"))
+        name, excess = _worst(_chunk_signals(c["acc"][a:b], c["angular_z_deg"][a:b], c["forward"][a:b], c["right"][a:b]))
+        if name:
+            bad.append(Violation(times[a], times[b - 1] - times[a] + trace.tick, excess, name,
+                                 f"{name} outside nuPlan bounds by {excess:.3f} (Bench2Drive units)"))
         else:
             passed += 1
-    return MetricResult("comfort", "1", passed / len(chunks), tuple(bad),
-                        {"chunks": len(chunks), "window": window, "bounds": COMFORT_BOUNDS})
+    return MetricResult("comfort", "1", passed / len(chunks), tuple(bad), {"chunks": len(chunks), "window": window})
 
 
 def evaluate(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[str, Any]:
-    """success, efficiency (%), comfort (0..1) with Bench2Drive's fork settings (20 checkpoints, 60 s blocked, no min-speed factor)."""
-    lb = leaderboard.evaluate(trace, meta, checkpoints=20, blocked_time=60.0, min_speed_penalty=False,
-                              min_speed_excuses=False)
-    eff = efficiency(trace, meta, lb)
+    """success, driving score, efficiency (%) and comfort (0..1) as Bench2Drive's tools compute them."""
+    lb = fork_evaluate(trace, meta)
+    eff = efficiency(lb)
     com = comfort(trace, meta)
     return {
         "success": success(lb),
+        "status": lb.status,
         "driving_score": lb.score_composed,
         "efficiency": eff.value,
-        "comfort": None if com.value is None or math.isnan(com.value) else round(com.value, 6),
+        "comfort": com.value,
         "comfort_violations": [v.to_dict() for v in com.violations],
         "notes": [x for x in (eff.details.get("note"), com.details.get("note")) if x],
     }

@@ -1,9 +1,10 @@
-"""CARLA leaderboard 2.0 driving score: route completion, per-event infraction penalties, suite figures.
+"""CARLA leaderboard 2.0 driving score as its code computes it: route completion, per-event penalties, suite figures.
 
-Detection follows scenario_runner's atomic_criteria (leaderboard-2.0 branch) on roadtest's WorldState
-instead of CARLA sensors; where roadtest has no CARLA equivalent the function docstring says what
-stands in. Factors multiply once per event, not per type (leaderboard statistics_manager.py).
-The min-speed test departs from the leaderboard so that a rule-abiding driver is not charged; see min_speed.py.
+Sources: carla-simulator/leaderboard branch leaderboard-2.0 (utils/statistics_manager.py,
+scenarios/route_scenario.py) and carla-simulator/scenario_runner branch leaderboard-2.0
+(scenarioatomics/atomic_criteria.py, timer.py), quirks included. Detection runs on roadtest's
+WorldState instead of CARLA sensors; where a criterion needs CARLA's map, its docstring names the
+stand-in. roadtest's own corrected figures live in roadtest/metrics/corrected.py, never here.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta, travel_direction
-from roadtest.metrics.min_speed import detect_min_speed
+from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta
+from roadtest.metrics.min_speed import leaderboard_min_speed
+from roadtest.metrics.scenario_criteria import SCENARIO_TIMEOUT, obstacle_windows, scenario_timeouts, yield_emergency
+from roadtest.metrics.traffic_control import detect_red_lights, detect_stops
 from roadtest.sim.api import ActorState, Termination, Trace, WorldState
 
 __all__ = [
@@ -25,7 +28,10 @@ __all__ = [
     "detect_collisions",
     "detect_red_lights",
     "detect_stops",
-    "detect_min_speed",
+    "leaderboard_min_speed",
+    "frames",
+    "outside_lanes",
+    "FRAME_RATE",
     "penalty_of",
     "aggregate_suite",
 ]
@@ -47,16 +53,19 @@ INFRACTION_KEYS = (
 COLLISION_RADIUS = 5.0  # m
 MAX_ID_TIME = 5.0  # s
 EPSILON_SPEED = 0.1  # m/s
-STOP_PROXIMITY = 4.0  # m
-WINDOW = 2  # route points looked ahead per tick (RouteCompletionTest)
+WINDOW = 2  # route points looked ahead per tick (RouteCompletionTest, MinimumSpeedRouteTest)
+LANES_WINDOW = 3  # route points looked ahead per tick (OutsideRouteLanesTest)
 GOAL_DISTANCE = 10.0  # m
 PERCENT_THRESHOLD = 99.0
 OFFROAD_MAX = 30.0  # m (InRouteTest)
 MIN_TIMEOUT = 300.0  # s (RouteTimeoutBehavior)
-LINE_MATCH = 15.0  # m: a stop line this close to a light or stop sign is the one it governs
+FRAME_RATE = 20.0  # Hz, leaderboard_evaluator.py: coarser traces are evaluated at interpolated 20 Hz positions
+FAILURES = {"route_dev": "Agent deviated from the route", "vehicle_blocked": "Agent got blocked",
+            "route_timeout": "Agent timed out"}
 _VEHICLES = {"car", "truck", "bus", "emergency", "motorcycle", "bicycle", "van", "trailer", "vehicle"}
 _WALKERS = {"pedestrian", "officer", "walker"}
 _STATIC = {"static", "obstacle", "barrier", "cone", "prop", "traffic"}
+LAYOUT_ID = "0"  # CARLA gives the map layout id 0; a collision event without another actor is the layout
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,7 @@ class LeaderboardResult:
     end_time: float  # s, when the route ended (completion, deviation, blocked, timeout or end of trace)
     progress: tuple[float, ...] = ()  # % per tick up to end_time
     notes: tuple[str, ...] = ()
-    min_speed_checkpoints: tuple[float, ...] = ()  # % ego/background speed per checkpoint with data
+    min_speed_checkpoints: tuple[float, ...] = ()  # % ego/background speed per checkpoint (100 without traffic)
 
     def to_dict(self) -> dict[str, Any]:
         """The leaderboard's record layout: scores, infractions as message lists, and roadtest's events."""
@@ -88,53 +97,80 @@ class LeaderboardResult:
 
 
 def _at(a: ActorState) -> str:
-    return f"(x={a.x:.1f}, y={a.y:.1f}, z={a.z:.1f})"
+    return f"(x={round(a.x, 3)}, y={round(a.y, 3)}, z={round(a.z, 3)})"
 
 
-def route_progress(route: Route, egos: Sequence[ActorState]) -> tuple[list[float], list[int]]:
-    """Route completion % and last passed point index per tick (RouteCompletionTest, 100 only near the goal).
+def frames(ticks: Sequence[tuple[WorldState, ActorState]], tick: float) -> list[tuple[int, float, float]]:
+    """(tick index, x, y) of the ego at the leaderboard's 20 Hz: positions between coarser ticks are interpolated.
 
-    Departure for routes under 1 km, where "above 99 %" would mean passing a point closer than 10 m to
-    the goal: 100 is also given within 10 m of the goal once less than 10 m of route is left.
+    The route criteria look only WINDOW points ahead per frame, so evaluating them per tick would make
+    route completion depend on the simulator's tick.
     """
-    total = route.length
-    cur, pct, idx = 0, 0.0, -1
-    out_pct, out_idx = [], []
+    n = max(1, math.ceil(tick * FRAME_RATE - 1e-9))
+    out: list[tuple[int, float, float]] = []
+    prev = None
+    for i, (_, e) in enumerate(ticks):
+        if prev is None or n == 1:
+            out.append((i, e.x, e.y))
+        else:
+            out.extend((i, prev.x + (e.x - prev.x) * k / n, prev.y + (e.y - prev.y) * k / n) for k in range(1, n + 1))
+        prev = e
+    return out
+
+
+def _passed(route: Route, i: int, x: float, y: float) -> bool:
+    px, py = route.points[i]
+    fx, fy = route.forward[i]
+    return (x - px) * fx + (y - py) * fy > 0
+
+
+def route_progress(route: Route, positions: Sequence[tuple[float, float]]) -> tuple[list[float], list[int], int | None]:
+    """RouteCompletionTest per frame: (completion %, last passed point, frame of success or None).
+
+    atomic_criteria.py RouteCompletionTest.update: a point in [index, index + 2] is passed when
+    (ego - point) . forward > 0; the value is the point's cumulative share rounded to 2 decimals; it becomes
+    100 (success, the route ends) only when above 99 % and within 10 m of the last point.
+    """
+    perc = [100.0 * a / route.length for a in route.accum]
     goal = route.points[-1]
-    for e in egos:
-        if pct < 100.0:
-            for i in range(cur, min(cur + WINDOW + 1, len(route))):
-                px, py = route.points[i]
-                fx, fy = route.forward[i]
-                if (e.x - px) * fx + (e.y - py) * fy > 0:
-                    idx, cur = i, i
-                    pct = round(100.0 * route.accum[i] / total, 2)
-            left = total - (route.accum[idx] if idx >= 0 else 0.0)
-            if (pct > PERCENT_THRESHOLD or left < GOAL_DISTANCE) and math.hypot(e.x - goal[0], e.y - goal[1]) < GOAL_DISTANCE:
-                pct = 100.0
-        out_pct.append(pct)
-        out_idx.append(idx)
-    return out_pct, out_idx
+    index, value, success = 0, 0.0, None
+    out_pct, out_idx = [], []
+    for j, (x, y) in enumerate(positions):
+        if success is None:
+            for i in range(index, min(index + WINDOW + 1, len(route))):
+                if _passed(route, i, x, y):
+                    index, value = i, perc[i]
+            value = round(value, 2)
+            if value > PERCENT_THRESHOLD and math.hypot(x - goal[0], y - goal[1]) < GOAL_DISTANCE:
+                success, value = j, 100.0
+        out_pct.append(value)
+        out_idx.append(index)
+    return out_pct, out_idx, success
 
 
 def _collision_key(kind: str) -> str | None:
     k = (kind or "").lower()
-    if k in _WALKERS:
-        return "collisions_pedestrian"
-    if k in _VEHICLES or k.startswith("vehicle"):
-        return "collisions_vehicle"
     if k in _STATIC or k.startswith("static"):
         return "collisions_layout"
+    if k in _VEHICLES or k.startswith("vehicle"):
+        return "collisions_vehicle"
+    if k in _WALKERS:
+        return "collisions_pedestrian"
     return None
 
 
 def detect_collisions(ticks: Sequence[tuple[WorldState, ActorState]]) -> list[Violation]:
-    """CollisionTest: same actor within 5 s, or within 5 m of the last counted one, or ego below 0.1 m/s: not counted."""
+    """CollisionTest (atomic_criteria.py `_count_collisions` and `update`), in its order of checks.
+
+    A contact is ignored when it is the last counted actor (its id is forgotten once more than 5 s have
+    passed at an update), when the ego is within 5 m of the last counted contact (forgotten once more than
+    5 m away), or when the ego is below 0.1 m/s. The map layout (id 0) is never remembered by id. A contact
+    is remembered before it is classified, so an unclassified one still masks the next. Events of a tick
+    are handled before that tick's update, as the sensor callback runs before the criteria tick.
+    """
     out: list[Violation] = []
-    last_id, last_time, last_loc = None, -math.inf, None
+    last_id, last_time, last_loc = None, 0.0, None
     for st, ego in ticks:
-        if last_loc is not None and math.hypot(ego.x - last_loc[0], ego.y - last_loc[1]) > COLLISION_RADIUS:
-            last_loc = None
         for ev in st.events:
             if ev.kind != "collision" or ego.id not in (ev.actor, ev.other):
                 continue
@@ -145,229 +181,113 @@ def detect_collisions(ticks: Sequence[tuple[WorldState, ActorState]]) -> list[Vi
                     kind = st.actor(other).kind if other else "static"
                 except KeyError:
                     kind = "static"
-            key = _collision_key(kind)
-            if key is None:
+            other = str(other) if other not in (None, "") else LAYOUT_ID
+            if other == last_id:
                 continue
-            static = key == "collisions_layout"
-            if not static and other == last_id and st.time < last_time + MAX_ID_TIME:
-                continue
-            if last_loc is not None:
+            if last_loc is not None and math.hypot(ego.x - last_loc[0], ego.y - last_loc[1]) <= COLLISION_RADIUS:
                 continue
             if abs(ego.speed) < EPSILON_SPEED:
                 continue
-            last_id, last_time, last_loc = other, st.time, (ego.x, ego.y)
+            last_time, last_loc = st.time, (ego.x, ego.y)
+            if other != LAYOUT_ID:
+                last_id = other
+            key = _collision_key(kind)
+            if key is None:
+                continue
             rel = float(ev.data.get("relative_speed", abs(ego.speed)))
             out.append(Violation(st.time, 0.0, rel, key,
                                  f"Agent collided against object with type={kind} and id={other} at {_at(ego)}",
                                  {"other": other, "other_kind": kind}))
+        if last_loc is not None and math.hypot(ego.x - last_loc[0], ego.y - last_loc[1]) > COLLISION_RADIUS:
+            last_loc = None
+        if last_id is not None and st.time - last_time > MAX_ID_TIME:
+            last_id = None
     return out
 
 
-def _stop_line(meta: dict, road: str, s: float) -> dict | None:
-    best, best_d = None, LINE_MATCH
-    for ln in (meta.get("scene") or {}).get("stop_lines") or []:
-        if str(ln.get("road")) == str(road) and abs(float(ln["s"]) - s) <= best_d:
-            best, best_d = ln, abs(float(ln["s"]) - s)
-    return best
-
-
-def _governed(item: dict, meta: dict) -> tuple[str, float, set[int] | None, int]:
-    """(road, stop-line s, lanes or None for all, lane side +1/-1/0) of a light or stop sign."""
-    road, s = str(item.get("road")), float(item.get("s", 0.0))
-    line = _stop_line(meta, road, s)
-    lanes = (line or {}).get("lanes") or item.get("lanes")
-    t = float(item.get("t") or 0.0)
-    return road, float(line["s"]) if line else s, {int(x) for x in lanes} if lanes else None, (t > 0) - (t < 0)
-
-
-def _applies(lanes: set[int] | None, side: int, ego_lane: int) -> bool:
-    if lanes is not None:
-        return ego_lane in lanes
-    return side == 0 or (ego_lane > 0) == (side > 0)
-
-
-CARRY = 12.0  # m: how far past a road's end the ego's s on that road is extrapolated
-
-
-def _positions(ticks: Sequence[tuple[WorldState, ActorState]], side: str) -> list[dict[str, tuple[int, float, int]]]:
-    """Per tick {road: (lane, s, travel direction)}: the ego's lane, and, for CARRY m after it leaves a road, its s
-    extrapolated along that road, so a stop line at a road's very end is still crossed by the rear."""
-    out: list[dict[str, tuple[int, float, int]]] = []
-    carried: dict[str, tuple[int, float, int, float]] = {}
-    prev = None
-    for _, e in ticks:
-        step = math.hypot(e.x - prev.x, e.y - prev.y) if prev is not None else 0.0
-        cur = {r: (ln, s + d * step, d, tr + step) for r, (ln, s, d, tr) in carried.items() if tr + step <= CARRY}
-        if e.lane is not None:
-            cur[str(e.lane.road)] = (e.lane.lane, e.lane.s, travel_direction(e.lane.lane, side), 0.0)
-        carried, prev = cur, e
-        out.append({r: v[:3] for r, v in cur.items()})
-    return out
-
-
-def detect_red_lights(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> list[Violation]:
-    """RunningRedLightTest: the ego's rear crosses the light's stop line on its lane while the signal is red.
-
-    Stands in for CARLA's trigger volume: the stop line is meta.scene.stop_lines' nearest line on the
-    light's road (else the light's own s); the rear is the lane s minus half the length along travel.
-    The light's state is WorldState.signals[signal_id] (the OpenDRIVE signal), else signals[id].
-    """
-    lights = (meta.get("scene") or {}).get("lights") or []
-    pos = _positions(ticks, meta.get("driving_side", "right"))
-    out: list[Violation] = []
-    last = None
-    for i in range(1, len(ticks)):
-        st, e1 = ticks[i]
-        length = e1.length
-        for lt in lights:
-            road, line, lanes, lside = _governed(lt, meta)
-            if road not in pos[i - 1] or road not in pos[i]:
-                continue
-            (_, s0, _), (lane, s1, d) = pos[i - 1][road], pos[i][road]
-            if not _applies(lanes, lside, lane):
-                continue
-            r0, r1 = s0 - d * length / 2, s1 - d * length / 2
-            if not (d * (r0 - line) < 0 <= d * (r1 - line)):
-                continue
-            lid = str(lt.get("id"))
-            state = st.signals.get(str(lt.get("signal_id")), st.signals.get(lid, ""))
-            if str(state).lower().startswith("red") and last != lid:
-                last = lid
-                out.append(Violation(st.time, 0.0, abs(e1.speed), "red_light",
-                                     f"Agent ran a red light {lid} at {_at(e1)}", {"light": lid}))
-    return out
-
-
-def _is_stop_sign(sign: dict) -> bool:
-    for key in ("id", "type", "kind", "name"):
-        v = str(sign.get(key) or "").lower()
-        if v in ("stop", "stop_sign", "206") or (v.startswith("stop_") and v != "stop_line"):
-            return True
+def _off_lanes(st: WorldState, e: ActorState, sides: dict[str, int]) -> bool:
+    """Stand-in for CARLA's lane-centre distance and wrong-lane tests: no lane or an off_road event is outside;
+    a lane of a route road on the other side of the centre line from the route's lane there is a wrong lane."""
+    if e.lane is None or any(ev.kind == "off_road" and ev.actor == e.id for ev in st.events):
+        return True
+    if str(e.lane.road) in sides and e.lane.lane != 0:
+        return (1 if e.lane.lane > 0 else -1) != sides[str(e.lane.road)]
     return False
 
 
-def detect_stops(ticks: Sequence[tuple[WorldState, ActorState]], meta: dict) -> list[Violation]:
-    """RunningStopTest: passing a stop line without the speed dropping below 0.1 m/s while the front is within 4 m of it."""
-    signs = [s for s in (meta.get("scene") or {}).get("signs") or [] if _is_stop_sign(s)]
-    pos = _positions(ticks, meta.get("driving_side", "right"))
-    out: list[Violation] = []
-    stopped = {i: False for i in range(len(signs))}
-    closest = {i: math.inf for i in range(len(signs))}
-    last = None
-    for k in range(1, len(ticks)):
-        st, e1 = ticks[k]
-        half = e1.length / 2
-        for i, sg in enumerate(signs):
-            road, line, lanes, sside = _governed(sg, meta)
-            if road not in pos[k - 1] or road not in pos[k]:
-                continue
-            (_, s0, _), (lane, s1, d) = pos[k - 1][road], pos[k][road]
-            if not _applies(lanes, sside, lane):
-                continue
-            f0, f1 = d * (line - s0) - half, d * (line - s1) - half
-            if f1 > STOP_PROXIMITY:
-                stopped[i], closest[i] = False, math.inf
-                continue
-            if 0.0 <= f1 <= STOP_PROXIMITY:
-                closest[i] = min(closest[i], abs(e1.speed))
-                if abs(e1.speed) < EPSILON_SPEED:
-                    stopped[i] = True
-            if f0 >= 0.0 > f1:
-                if not stopped[i] and last != i:
-                    sid = str(sg.get("name") or sg.get("id"))
-                    out.append(Violation(st.time, 0.0, min(closest[i], abs(e1.speed)), "stop_infraction",
-                                         f"Agent ran a stop with id={sid} at {_at(e1)}", {"sign": i, "s": line}))
-                    last = i
-                stopped[i] = False
-    return out
+def outside_lanes(ticks, route: Route, meta: dict, tick: float) -> Violation | None:
+    """OutsideRouteLanesTest: route distance passed while outside the lanes or in a wrong lane, as % of that passed.
 
-
-def _outside_lanes(ticks, progress_m: Sequence[float], meta: dict) -> Violation | None:
-    """OutsideRouteLanesTest: route metres passed while off the driving lanes or against the route lane's direction.
-
-    Stands in for CARLA's lane-centre distance: off-lane is a tick without a lane or with an off_road
-    event; wrong-way is a lane of a route road on the other side of the centre line from the route's
-    lane there. Another same-direction lane or another road (junction connectors overlap) is not counted.
+    atomic_criteria.py OutsideRouteLanesTest.update: points current+1 .. current+3 are checked each frame;
+    each passed point adds its distance from the previous one, to the wrong distance as well when the ego
+    is off. The factor uses the unrounded share; the message rounds metres to 3 and the share to 2 decimals.
     """
-    sides: dict[str, int] = {}
-    for ln in (meta.get("route") or {}).get("lanes") or []:
-        sides[str(ln.get("road"))] = 1 if int(ln.get("lane")) > 0 else -1
-    total = wrong = 0.0
-    prev = 0.0
-    first = None
-    for (st, e), m in zip(ticks, progress_m):
-        dm, prev = max(m - prev, 0.0), max(m, prev)
-        off = e.lane is None or any(ev.kind == "off_road" and ev.actor == e.id for ev in st.events)
-        if not off and str(e.lane.road) in sides and e.lane.lane != 0:
-            off = (1 if e.lane.lane > 0 else -1) != sides[str(e.lane.road)]
-        total += dm
-        if off:
-            wrong += dm
-            if first is None and dm > 0:
-                first = st.time
-    if wrong <= 0 or total <= 0:
+    sides = {str(ln.get("road")): 1 if int(ln.get("lane")) > 0 else -1
+             for ln in (meta.get("route") or {}).get("lanes") or []}
+    off = [_off_lanes(st, e, sides) for st, e in ticks]
+    current, total, wrong, first = 0, 0.0, 0.0, None
+    for i, x, y in frames(ticks, tick):
+        for k in range(current + 1, min(current + LANES_WINDOW + 1, len(route))):
+            if _passed(route, k, x, y):
+                d = math.dist(route.points[current], route.points[k])
+                total += d
+                if off[i]:
+                    wrong += d
+                    first = ticks[i][0].time if first is None else first
+                current = k
+    if wrong <= 0:
         return None
-    p = round(100.0 * wrong / total, 2)
+    p = wrong / total * 100
     return Violation(first or 0.0, 0.0, p, "outside_route_lanes",
-                     f"Agent went outside its route lanes for about {wrong:.3f} meters ({p}% of the completed route)",
-                     {"percentage": p, "meters": wrong})
-
-
-def _yield_emergency(ticks) -> list[Violation]:
-    """YieldToEmergencyVehicleTest: fails when, at the end, the ego is still ahead of a siren EV that came within 30 m behind it."""
-    if not ticks:
-        return []
-    approached: set[str] = set()
-    for st, e in ticks:
-        for a in st.actors:
-            if a.kind == "emergency" and a.siren:
-                ahead = (e.x - a.x) * math.cos(a.h) + (e.y - a.y) * math.sin(a.h)
-                if 0 < ahead and math.hypot(e.x - a.x, e.y - a.y) < OFFROAD_MAX:
-                    approached.add(a.id)
-    st, e = ticks[-1]
-    out = []
-    for a in st.actors:
-        if a.id in approached and (e.x - a.x) * math.cos(a.h) + (e.y - a.y) * math.sin(a.h) > 0:
-            out.append(Violation(st.time, 0.0, 0.0, "yield_emergency_vehicle_infractions",
-                                 f"Agent failed to yield to an emergency vehicle {a.id}", {"other": a.id}))
-    return out
+                     f"Agent went outside its route lanes for about {round(wrong, 3)} meters "
+                     f"({round(p, 2)}% of the completed route)", {"percentage": p, "meters": wrong})
 
 
 def penalty_of(v: Violation, min_speed_penalty: bool = True) -> float:
-    """The factor one event multiplies the penalty by."""
+    """The factor one event multiplies the penalty by (statistics_manager.py PENALTY_VALUE_DICT, PENALTY_PERC_DICT)."""
     if v.kind in PENALTY:
         return PENALTY[v.kind]
     if v.kind == "min_speed_infractions":
-        return 0.7 + 0.3 * v.worst / 100.0 if min_speed_penalty else 1.0
+        return 1 - (1 - 0.7) * (1 - v.worst / 100) if min_speed_penalty else 1.0
     if v.kind == "outside_route_lanes":
-        return 1.0 - v.worst / 100.0
+        return 1 - (1 - 0) * v.worst / 100
     return 1.0
 
 
-def _route_end(trace: Trace, ticks, pct, idx, route: Route, meta: dict, blocked_time: float):
-    """First tick that ends the route and its event: completion, deviation, blocked or route timeout."""
+def _route_end(ticks, pct, idx, route: Route, meta: dict, blocked_time: float, success_end: int | None,
+               windows: Sequence[tuple[str, float, float | None]]):
+    """First tick that ends the route and its event: completion, deviation, blocked or route timeout.
+
+    ActorBlockedTest (atomic_criteria.py) fires once the speed has stayed below 0.1 m/s for more than
+    blocked_time since the last tick at or above it; it is off while a blocking scenario's timeout runs
+    (AC_SwitchActorBlockedTest), and each switch restarts its clock. RouteTimeoutBehavior (timer.py) adds
+    1 / (0.1 * limit) s per metre passed; meta.scene.speed_limit stands in for CARLA's speed limit at the ego.
+    """
     limit = float((meta.get("scene") or {}).get("speed_limit") or 50 / 3.6)
     timeout, prev_m = MIN_TIMEOUT, 0.0
-    slow_since, far_m = None, 0.0
+    last_valid, far_m, active = None, 0.0, True
     for i, ((st, e), p, k) in enumerate(zip(ticks, pct, idx)):
-        if p >= 100.0:
+        if success_end is not None and i >= success_end:
             return i, None
-        m = route.accum[k] if k >= 0 else 0.0
+        m = route.accum[k]
         timeout += max(m - prev_m, 0.0) / (0.1 * limit)
-        nxt = route.points[max(k, 0): max(k, 0) + 6]
+        nxt = route.points[k: k + 6]
         dist = min(math.hypot(e.x - x, e.y - y) for x, y in nxt)
         if dist >= OFFROAD_MAX / 2:
             far_m += max(m - prev_m, 0.0)
         prev_m = max(prev_m, m)
         if dist >= OFFROAD_MAX or far_m > 0.3 * route.length:
             return i, Violation(st.time, 0.0, dist, "route_dev", f"Agent deviated from the route at {_at(e)}")
-        if abs(e.speed) < EPSILON_SPEED:
-            slow_since = st.time if slow_since is None else slow_since
-            if st.time - slow_since > blocked_time:
-                return i, Violation(slow_since, st.time - slow_since, abs(e.speed), "vehicle_blocked",
-                                    f"Agent got blocked at {_at(e)}")
-        else:
-            slow_since = None
+        running = any(s <= st.time < min(end if end is not None else math.inf, s + SCENARIO_TIMEOUT) for _, s, end in windows)
+        if running == active:
+            active, last_valid = not running, st.time
+        if active:
+            if abs(e.speed) < EPSILON_SPEED and last_valid is not None:
+                if st.time - last_valid > blocked_time:
+                    return i, Violation(last_valid, st.time - last_valid, abs(e.speed), "vehicle_blocked",
+                                        f"Agent got blocked at {_at(e)}")
+            else:
+                last_valid = st.time
         if st.time > timeout:
             return i, Violation(st.time, 0.0, p, "route_timeout", "Route timeout.")
     return len(ticks) - 1, None
@@ -375,34 +295,44 @@ def _route_end(trace: Trace, ticks, pct, idx, route: Route, meta: dict, blocked_
 
 def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkpoints: int = 4,
              blocked_time: float = 180.0, min_speed_penalty: bool = True,
-             min_speed_excuses: bool = True) -> LeaderboardResult:
-    """Leaderboard 2.0 figures of one run; Bench2Drive's fork is checkpoints=20, blocked_time=60, min_speed_penalty=False.
-
-    min_speed_excuses: leave out min-speed ticks behind a lead or at the limit in force (roadtest/metrics/min_speed.py).
-    """
+             min_speed_all_events: bool = False) -> LeaderboardResult:
+    """Leaderboard 2.0 figures of one run; Bench2Drive's fork is checkpoints=20, blocked_time=60,
+    min_speed_penalty=False, min_speed_all_events=True."""
     ticks = ego_states(trace)
     notes: list[str] = []
     route = route_from_meta(meta)
     inf: dict[str, list[Violation]] = {k: [] for k in INFRACTION_KEYS}
     if not ticks:
-        return LeaderboardResult(0.0, 1.0, 0.0, "Failed - no ego in trace", {}, 0.0, 0.0, notes=("no ego in trace",))
+        return LeaderboardResult(0.0, 1.0, 0.0, "Failed", {}, 0.0, 0.0, notes=("no ego in trace",))
+    ms_values: list[float] = []
     if route is not None:
-        pct, idx = route_progress(route, [e for _, e in ticks])
-        end, ev = _route_end(trace, ticks, pct, idx, route, meta, blocked_time)
+        fr = frames(ticks, trace.tick)
+        f_pct, f_idx, success = route_progress(route, [(x, y) for _, x, y in fr])
+        last = {i: j for j, (i, _, _) in enumerate(fr)}
+        pct, idx = [f_pct[last[i]] for i in range(len(ticks))], [f_idx[last[i]] for i in range(len(ticks))]
+        # the criteria Parallel returns SUCCESS on the frame after RouteCompletionTest succeeded
+        success_end = None if success is None else fr[min(success + 1, len(fr) - 1)][0]
+        windows = obstacle_windows(ticks, route)
+        end, ev = _route_end(ticks, pct, idx, route, meta, blocked_time, success_end, windows)
         if ev is not None:
             inf[ev.kind].append(ev)
         ticks, pct, idx = ticks[: end + 1], pct[: end + 1], idx[: end + 1]
-        progress_m = [route.accum[k] if k >= 0 else 0.0 for k in idx]
-        length = route.length
         rc = pct[-1]
+        length = round(route.length, 3)
+        ms_events, ms_values = leaderboard_min_speed(ticks, idx, route.accum, checkpoints, min_speed_all_events)
+        inf["min_speed_infractions"] += ms_events
+        off = outside_lanes(ticks, route, meta, trace.tick)
+        if off:
+            inf["outside_route_lanes"].append(off)
+        inf["scenario_timeouts"] += scenario_timeouts(windows, ticks[-1][0].time)
     else:
         notes.append("no route in meta.json: completion is 100 when the run completed, else 0")
         rc = 100.0 if trace.termination == Termination.COMPLETED else 0.0
-        pct, progress_m, length = [rc] * len(ticks), [0.0] * len(ticks), 0.0
+        length = 0.0
     last_state, last_ego = ticks[-1]
     ended = {Termination.ROUTE_DEVIATION: "route_dev", Termination.BLOCKED: "vehicle_blocked",
              Termination.TIMEOUT: "route_timeout"}.get(trace.termination)
-    if ended and rc < 100.0 and not any(inf[k] for k in ("route_dev", "vehicle_blocked", "route_timeout")):
+    if ended and rc < 100.0 and not any(inf[k] for k in FAILURES):
         msg = {"route_dev": f"Agent deviated from the route at {_at(last_ego)}",
                "vehicle_blocked": f"Agent got blocked at {_at(last_ego)}", "route_timeout": "Route timeout."}[ended]
         inf[ended].append(Violation(last_state.time, 0.0, rc, ended, msg, {"reason": trace.reason}))
@@ -410,61 +340,52 @@ def evaluate(trace: Trace, meta: dict, reference: Trace | None = None, *, checkp
         inf[v.kind].append(v)
     inf["red_light"] += detect_red_lights(ticks, meta)
     inf["stop_infraction"] += detect_stops(ticks, meta)
-    ms_events, ms_values = detect_min_speed(ticks, pct, checkpoints, meta, min_speed_excuses) if route else ([], [])
-    inf["min_speed_infractions"] += ms_events
-    if route is not None:
-        off = _outside_lanes(ticks, progress_m, meta)
-        if off:
-            inf["outside_route_lanes"].append(off)
-    inf["yield_emergency_vehicle_infractions"] += _yield_emergency(ticks)
-    for st, _ in ticks:
-        for ev in st.events:
-            if ev.kind == "scenario_timeout":
-                inf["scenario_timeouts"].append(Violation(st.time, 0.0, 0.0, "scenario_timeouts",
-                                                          "Agent timed out a scenario", dict(ev.data)))
+    inf["yield_emergency_vehicle_infractions"] += yield_emergency(ticks)
     penalty = 1.0
     for vs in inf.values():
         for v in vs:
             penalty *= penalty_of(v, min_speed_penalty)
-    penalty = round(penalty, 6)
     composed = round(max(rc * penalty, 0.0), 6)
-    any_inf = any(inf[k] for k in INFRACTION_KEYS)
-    if rc >= 100.0:
-        status = "Completed" if any_inf else "Perfect"
+    if rc >= 100:
+        status = "Completed" if any(inf[k] for k in INFRACTION_KEYS) else "Perfect"
     else:
-        fail = next((v.description for k in ("route_dev", "vehicle_blocked", "route_timeout") for v in inf[k]), "")
+        # statistics_manager.py sets the message per criterion in tree order, so the last one set wins
+        fail = next((FAILURES[k] for k in ("vehicle_blocked", "route_dev", "route_timeout") if inf[k]), "")
         status = "Failed" + (f" - {fail}" if fail else "")
-    return LeaderboardResult(round(rc, 6), penalty, composed, status,
+    return LeaderboardResult(round(rc, 6), round(penalty, 6), composed, status,
                              {k: tuple(v) for k, v in inf.items()}, length, last_state.time,
-                             tuple(pct), tuple(notes), tuple(ms_values))
+                             tuple(pct) if route is not None else (), tuple(notes), tuple(ms_values))
 
 
 def aggregate_suite(records: Sequence[dict], total_routes: int) -> dict[str, Any]:
-    """Suite figures as compute_global_statistics: means over planned routes (missing = 0), infractions per km."""
+    """Suite figures as compute_global_statistics (statistics_manager.py).
+
+    Means are over the planned routes (a route without a record adds 0), rounded to 6 digits; the
+    standard deviation sums over the recorded routes only, around the rounded mean, divides by
+    planned - 1 and rounds to 3; infractions per driven km round to 3, and outside_route_lanes is the
+    km driven off lane, read from the first message's ninth word.
+    """
     n = max(total_routes, len(records), 1)
     keys = ("score_composed", "score_route", "score_penalty")
     vals = {k: [float((r.get("scores") or {}).get(k) or 0.0) for r in records] for k in keys}
-    mean = {k: sum(vals[k]) / n for k in keys}
-    std = {}
-    for k in keys:
-        full = vals[k] + [0.0] * (n - len(records))
-        std[k] = math.sqrt(sum((x - mean[k]) ** 2 for x in full) / (n - 1)) if n > 1 else 0.0
-    km = max(sum(float((r.get("meta") or {}).get("route_length") or 0.0) / 1000.0
-                 * float((r.get("scores") or {}).get("score_route") or 0.0) / 100.0 for r in records), 0.001)
+    mean = {k: round(sum(v / n for v in vals[k]), 6) for k in keys}
+    if n == 1:
+        std = {k: 0 for k in keys}
+    else:
+        std = {k: round(math.sqrt(sum((x - mean[k]) ** 2 for x in vals[k]) / float(n - 1)), 3) for k in keys}
+    km = sum(float((r.get("meta") or {}).get("route_length") or 0.0) / 1000
+             * float((r.get("scores") or {}).get("score_route") or 0.0) / 100 for r in records)
+    km = max(km, 0.001)
     per_km: dict[str, float] = {}
     for k in INFRACTION_KEYS:
         if k == "outside_route_lanes":
-            metres = 0.0
+            total = 0.0
             for r in records:
-                for msg in (r.get("infractions") or {}).get(k, []):
-                    try:
-                        metres += float(str(msg).split(" ")[8])
-                    except (IndexError, ValueError):
-                        pass
-            per_km[k] = round(metres / 1000.0, 3)
+                msgs = (r.get("infractions") or {}).get(k) or []
+                if msgs:
+                    total += float(str(msgs[0]).split(" ")[8]) / 1000
+            per_km[k] = round(total, 3)
         else:
-            count = sum(len((r.get("infractions") or {}).get(k, [])) for r in records)
-            per_km[k] = round(count / km, 3)
-    return {"scores_mean": {k: round(v, 6) for k, v in mean.items()},
-            "scores_std_dev": {k: round(v, 6) for k, v in std.items()},
-            "infractions_per_km": per_km, "km_driven": round(km, 6), "total_routes": n, "routes_recorded": len(records)}
+            per_km[k] = round(sum(len((r.get("infractions") or {}).get(k, [])) for r in records) / km, 3)
+    return {"scores_mean": mean, "scores_std_dev": std, "infractions_per_km": per_km, "km_driven": round(km, 6),
+            "total_routes": n, "routes_recorded": len(records)}

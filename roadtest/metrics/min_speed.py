@@ -1,7 +1,10 @@
-"""Leaderboard MinimumSpeedRouteTest with a fairer comparison: only traffic the ego could keep up with counts.
+"""Minimum speed: the leaderboard's MinimumSpeedRouteTest as its code runs, and roadtest's fairer version beside it.
 
-The leaderboard divides the ego's speed by the mean speed of every other vehicle, per route quarter.
-roadtest departs from it in three ways, so that a driver obeying the rules is not charged:
+`leaderboard_min_speed` is scenario_runner's test (leaderboard-2.0 atomic_criteria.py): every background
+vehicle counts, and a checkpoint fires on the tick where the route distance since the last one is
+strictly more than L/N, tested before the tick's sample is added, so checkpoints drift.
+`detect_min_speed` is roadtest's (reported under `roadtest.min_speed`): fixed boundaries at k*L/N, and
+three departures so that a driver obeying the rules is not charged:
   - traffic: only background vehicles heading the ego's way (within 90 degrees) and within
     TRAFFIC_RADIUS of it; oncoming or far-away traffic says nothing about how fast the ego could go;
   - lead: a tick is left out when a vehicle is ahead of the ego in its lane within the safe gap
@@ -17,8 +20,9 @@ from typing import Sequence
 
 from roadtest.metrics.base import Violation
 from roadtest.sim.api import ActorState, WorldState
+from roadtest.units import speed_si
 
-__all__ = ["TRAFFIC_RADIUS", "LEAD_HEADWAY", "LEAD_STANDSTILL", "LEAD_HALF_WIDTH", "CAP_MARGIN",
+__all__ = ["leaderboard_min_speed", "TRAFFIC_RADIUS", "LEAD_HEADWAY", "LEAD_STANDSTILL", "LEAD_HALF_WIDTH", "CAP_MARGIN",
            "detect_min_speed", "speed_cap", "excused"]
 
 TRAFFIC_RADIUS = 60.0  # m
@@ -26,8 +30,49 @@ LEAD_HEADWAY = 3.0  # s
 LEAD_STANDSTILL = 10.0  # m
 LEAD_HALF_WIDTH = 2.0  # m, lateral offset in the ego frame still counted as the ego's lane
 CAP_MARGIN = 1.0  # m/s
-_KMH = 1 / 3.6
 _NOT_VEHICLES = {"pedestrian", "officer", "walker", "static", "obstacle", "barrier", "cone", "prop"}
+FINAL_SHARE = 0.95  # the last checkpoint is taken at the end when more than this share of the route was passed
+
+
+def _message(value: float) -> str:
+    return f"Average speed is {value}% of the surrounding traffic's one"
+
+
+def leaderboard_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], index: Sequence[int],
+                          accum: Sequence[float], checkpoints: int,
+                          emit_all: bool = False) -> tuple[list[Violation], list[float]]:
+    """MinimumSpeedRouteTest: (events, checkpoint values); index[i] is the route point passed at tick i.
+
+    emit_all=True is Bench2Drive's fork, which writes an event for every checkpoint, 100 % included.
+    """
+    events: list[Violation] = []
+    values: list[float] = []
+    step = accum[-1] / checkpoints
+    state = {"ego": 0.0, "bg": 0.0, "n": 0, "current": 0.0}
+
+    def fire(t: float) -> None:
+        if state["n"] > 0 and state["bg"]:
+            bg, me = state["bg"] / state["n"], state["ego"] / state["n"]
+            value = round(me / bg * 100, 2)
+        else:
+            value = 100
+        values.append(value)
+        if value < 100 or emit_all:
+            events.append(Violation(t, 0.0, float(value), "min_speed_infractions", _message(value), {"percentage": value}))
+
+    k = 0
+    for (st, ego), k in zip(ticks, index):
+        if accum[k] - state["current"] > step:
+            fire(st.time)
+            state.update(ego=0.0, bg=0.0, n=0, current=accum[k])
+        bg = [abs(a.speed) for a in st.actors if a.role == "background" and a.kind not in _NOT_VEHICLES]
+        if bg:
+            state["bg"] += sum(bg) / len(bg)
+            state["ego"] += abs(ego.speed)
+            state["n"] += 1
+    if ticks and accum[k] / accum[-1] > FINAL_SHARE:
+        fire(ticks[-1][0].time)
+    return events, values
 
 
 def speed_cap(st: WorldState, ego: ActorState, meta: dict) -> float | None:
@@ -47,7 +92,7 @@ def speed_cap(st: WorldState, ego: ActorState, meta: dict) -> float | None:
                 continue
             behind = (s - float(sg["s"])) * (-1.0 if sg.get("direction") == "backward" else 1.0)
             if behind >= 0 and (best is None or behind < best[0]):
-                best = (behind, float(sg["value"]) * (_KMH if sg.get("unit", "km/h") in ("km/h", None) else 1.0))
+                best = (behind, speed_si(sg["value"], sg.get("unit")))
         if best:
             caps.append(best[1])
     for r in meta.get("rules") or []:
@@ -76,7 +121,7 @@ def excused(st: WorldState, ego: ActorState, meta: dict) -> bool:
 def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: Sequence[float],
                      checkpoints: int = 4, meta: dict | None = None,
                      excuse: bool = True) -> tuple[list[Violation], list[float]]:
-    """MinimumSpeedRouteTest: ego speed over mean nearby same-direction traffic per route piece; an event below 100 %.
+    """roadtest's min speed: ego speed over mean nearby same-direction traffic per fixed route piece; an event below 100 %.
 
     excuse=False counts every tick with traffic (Bench2Drive's efficiency ratio, which is no infraction).
     """
@@ -93,8 +138,7 @@ def detect_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], progress: S
             v = round(ego_sum / bg_sum * 100.0, 2)
             values.append(v)
         if v < 100.0:
-            events.append(Violation(t, 0.0, v, "min_speed_infractions",
-                                    f"Average speed is {v}% of the surrounding traffic's one", {"percentage": v}))
+            events.append(Violation(t, 0.0, v, "min_speed_infractions", _message(v), {"percentage": v}))
         ego_sum = bg_sum = 0.0
         have = False
 

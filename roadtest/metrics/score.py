@@ -1,4 +1,4 @@
-"""One run's score record: leaderboard-named fields, Bench2Drive figures, planning metrics and rule verdicts."""
+"""One run's score record: the leaderboard's fields, Bench2Drive's figures, roadtest's corrected figures, planning, rules."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import enum
 import math
 from typing import Any
 
-from roadtest.metrics import bench2drive, leaderboard, planning
+from roadtest.metrics import bench2drive, corrected, leaderboard, planning
 from roadtest.sim.api import Trace
 
 __all__ = ["score_run", "jsonable"]
@@ -51,6 +51,7 @@ def score_run(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[
     out["termination"] = trace.termination.value if trace.termination else None
     out["termination_reason"] = trace.reason
     out["bench2drive"] = bench2drive.evaluate(trace, meta, reference)
+    out["roadtest"] = corrected.evaluate(trace, meta, lb)
     out["planning"] = planning.evaluate(trace, meta, reference).to_dict()
     try:
         rules, note = _rules(trace, meta)
@@ -64,4 +65,17 @@ def score_run(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[
         out["notes"].append(note)
     if rules is not None:
         out["rules"] = rules
+        out["rule_verdicts"] = verdict_counts(rules)
     return jsonable(out)
+
+
+VERDICTS = ("satisfied", "violated", "excused", "not_applicable")
+
+
+def verdict_counts(rules: list[dict[str, Any]]) -> dict[str, int]:
+    """How many rules got each verdict; not_applicable (never in force) is kept apart from satisfied."""
+    counts = {v: 0 for v in VERDICTS}
+    for r in rules:
+        v = str(r.get("verdict", ""))
+        counts[v] = counts.get(v, 0) + 1
+    return counts

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from roadtest.errors import Problem, ScenarioError, UserError
+from roadtest.units import UNITS, to_si
 
 __all__ = [
     "PRIORITY_CLASSES",
@@ -68,25 +69,8 @@ SIGN_NEEDS = (
     "minimum_speed", "tunnel", "crosswalk",
 )
 
-# unit -> factor to SI (value * factor); "1" is dimensionless.
-UNITS: dict[str, tuple[str, float]] = {
-    "km/h": ("m/s", 1 / 3.6),
-    "mph": ("m/s", 0.44704),
-    "m/s": ("m/s", 1.0),
-    "m": ("m", 1.0),
-    "ft": ("m", 0.3048),
-    "s": ("s", 1.0),
-    "m/s^2": ("m/s^2", 1.0),
-    "1": ("1", 1.0),
-}
-
 _CONTENT = re.compile(r"^When .+, the driver (may|must|must not) .+$", re.S)
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-def to_si(value: float, unit: str) -> float:
-    """A value in one of UNITS converted to SI."""
-    return value * UNITS[unit][1]
 
 
 class _Strict(BaseModel):
@@ -156,8 +140,25 @@ class Monitor(_Strict):
 
     formula: str
     signals: list[str]
-    active: str | None = None  # STL condition: where it holds, this rule is in play (it can excuse the rules it outranks)
+    in_force: str | None = None  # STL condition over signals and params: where it holds, the rule is in play
     note: str = ""
+
+    def context(self) -> str | None:
+        """When the rule is in force: `in_force`, else the antecedent A of a formula `always(A -> B)`, else
+        None (in force at every tick). A run in which it never holds gets the verdict not_applicable, and
+        only a rule in force around a violation can excuse the rules it outranks."""
+        return monitor_context(self.formula, self.in_force)
+
+
+def monitor_context(formula: str, in_force: str | None) -> str | None:
+    """`in_force`, else the antecedent A of `always(A -> B)`, else None: when a monitor's rule is in force."""
+    from roadtest.rules.monitor import split_always, split_implication
+
+    if in_force:
+        return in_force
+    body = split_always(formula)
+    parts = split_implication(body) if body is not None else None
+    return parts[0] if parts else None
 
 
 class Rule(_Strict):

@@ -30,7 +30,8 @@ def rules_show_command(rule_id: str) -> int:
     lines = [f"{r.id}: {r.title}", f"  {r.rule_content}",
              f"  perceptual_type: {r.perceptual_type}   norm_type: {r.norm_type}   action_type: {r.action_type}",
              f"  priority: {r.priority} ({r.priority_class}; hierarchy: {' > '.join(PRIORITY_CLASSES)})",
-             f"  monitor: {r.monitor.formula}", f"  signals: {', '.join(r.monitor.signals)}"]
+             f"  monitor: {r.monitor.formula}", f"  signals: {', '.join(r.monitor.signals)}",
+             f"  in force when: {r.monitor.context() or 'always (every tick of a run)'}"]
     if r.monitor.note:
         lines.append(f"  note: {r.monitor.note}")
     if r.params:
@@ -63,9 +64,9 @@ def check_catalogue(cat: dict | None = None) -> list[Problem]:
     for r in cat.values():
         for msg in check_formula(r.monitor.formula, list(r.params)):
             problems.append(Problem(r.file, 0, 0, "monitor.formula", msg))
-        if r.monitor.active:
-            for msg in check_formula(r.monitor.active, []):
-                problems.append(Problem(r.file, 0, 0, "monitor.active", msg))
+        if r.monitor.in_force:
+            for msg in check_formula(r.monitor.in_force, list(r.params)):
+                problems.append(Problem(r.file, 0, 0, "monitor.in_force", msg))
         used = identifiers(r.monitor.formula) & set(VOCABULARY)
         if set(r.monitor.signals) != used:
             problems.append(Problem(r.file, 0, 0, "monitor.signals",

@@ -1,9 +1,11 @@
 """Rule-violation metric: every rule listed in meta.json checked by its STL monitor over the trace.
 
-`evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula
-from the catalogue (roadtest/rules/catalogue/) with rtamt, and returns one RuleResult per rule. Adding a rule
+`evaluate_rules(trace, meta)` extracts the signals once (signals.py), evaluates each rule's formula,
+as meta.json carries it (in_meta.py), with rtamt, and returns one RuleResult per rule. Adding a rule
 is one YAML file when its signals exist. Where rules conflict, a violated lower-priority rule is
-"excused" when the governing higher-priority rule it conflicts with holds.
+"excused" when the governing higher-priority rule it conflicts with holds. A rule whose context
+(Monitor.context(): when it is in force) never held during the run is "not_applicable": a run
+that never met the rule says nothing about it, so it is neither satisfied nor violated.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from roadtest.rules.catalogue_model import Rule, load_catalogue
-from roadtest.errors import UserError
+from roadtest.rules.catalogue_model import Rule
+from roadtest.rules.in_meta import RuleInForce, rules_in_force
 from roadtest.metrics.base import Violation
 from roadtest.rules.monitor import robustness
 from roadtest.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
@@ -21,7 +23,7 @@ from roadtest.rules.signals import VOCABULARY, Signals, extract_signals
 from roadtest.sim.api import Trace
 
 __all__ = [
-    "RuleResult", "evaluate_rules", "evaluate_rule", "rule_episodes", "governing_rule", "EPS",
+    "RuleResult", "evaluate_rules", "evaluate_rule", "in_force_ticks", "rule_episodes", "governing_rule", "EPS",
     "RulebookScore", "rulebook_score", "violation_vector", "compare", "extract_signals", "VOCABULARY",
 ]
 
@@ -33,7 +35,8 @@ class RuleResult:
     """One rule's verdict on one run."""
 
     id: str
-    verdict: str  # "satisfied" | "violated" | "excused" (violated, but a governing higher-priority rule demanded it)
+    verdict: str  # "satisfied" | "violated" | "excused" (violated, but a governing higher-priority rule demanded
+    #                it) | "not_applicable" (never in force during the run)
     worst: float  # least robustness over the run (its unit follows the formula; negative = violated)
     first_violation: float | None  # s
     episodes: tuple[Violation, ...]  # start, duration, worst robustness of each violated stretch
@@ -43,6 +46,7 @@ class RuleResult:
     robustness: tuple[float, ...] = ()  # per tick
     times: tuple[float, ...] = ()
     excused_by: str | None = None
+    in_force_time: float = 0.0  # s the rule was in force
 
     @property
     def violated(self) -> bool:
@@ -52,7 +56,7 @@ class RuleResult:
         d = {"id": self.id, "verdict": self.verdict, "worst": self.worst if math.isfinite(self.worst) else None,
              "first_violation": self.first_violation, "episodes": [e.to_dict() for e in self.episodes],
              "priority": self.priority, "priority_class": self.priority_class, "params": dict(self.params),
-             "excused_by": self.excused_by}
+             "excused_by": self.excused_by, "in_force_time": self.in_force_time}
         if series:
             d["robustness"], d["times"] = list(self.robustness), list(self.times)
         return d
@@ -75,12 +79,23 @@ def rule_episodes(rule_id: str, times: Sequence[float], series: Sequence[float],
     return out
 
 
-def evaluate_rule(rule: Rule, params: Mapping[str, float], signals: Signals) -> RuleResult:
-    """One rule's monitor on extracted signals."""
+def in_force_ticks(rule: Rule | RuleInForce, params: Mapping[str, float], signals: Signals) -> list[bool]:
+    """Per tick, whether the rule is in force (its context holds); every tick when it has no context."""
+    ctx = rule.monitor.context()
+    if ctx is None:
+        return [True] * len(signals)
+    series, _ = robustness(ctx, params, signals)
+    return [r > 0 for r in series]
+
+
+def evaluate_rule(rule: Rule | RuleInForce, params: Mapping[str, float], signals: Signals) -> RuleResult:
+    """One rule's monitor on extracted signals; not_applicable when its context never held."""
     series, overall = robustness(rule.monitor.formula, params, signals)
     eps = rule_episodes(rule.id, signals.time, series, signals.tick)
+    in_force = sum(in_force_ticks(rule, params, signals)) * signals.tick
+    verdict = "violated" if overall < -EPS else "satisfied" if in_force > 0 else "not_applicable"
     return RuleResult(
-        id=rule.id, verdict="violated" if overall < -EPS else "satisfied", worst=overall,
+        id=rule.id, verdict=verdict, worst=overall if verdict != "not_applicable" else math.inf, in_force_time=in_force,
         first_violation=eps[0].start if eps else None, episodes=tuple(eps), priority=rule.priority,
         priority_class=rule.priority_class, params=dict(params), robustness=tuple(series), times=tuple(signals.time))
 
@@ -108,17 +123,16 @@ ACTIVE_LEAD = 3.0  # s: a governing rule in play this long before a violation st
 RETURN_WINDOW = 20.0  # s: rejoining within this long after the governing rule stops is part of the manoeuvre
 
 
-def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
+def _in_play(rule: Rule, params: Mapping[str, float], lose: RuleResult, sig: Signals) -> bool:
     """Whether every violation of the outranked rule was forced by the governing rule.
 
     A violation is forced when the governing rule was in play around it, or when it is the one
     return, within RETURN_WINDOW, after the governing rule was last in play: pulling over for an
     ambulance includes rejoining the lane once it has passed.
     """
-    if not rule.monitor.active:
+    if rule.monitor.context() is None:
         return True
-    series, _ = robustness(rule.monitor.active, {}, sig)
-    on = [t for t, r in zip(sig.time, series) if r > 0]
+    on = [t for t, yes in zip(sig.time, in_force_ticks(rule, params, sig)) if yes]
     returned: set[float] = set()
     for ep in lose.episodes:
         if any(ep.start - ACTIVE_LEAD <= t <= ep.start + ep.duration for t in on):
@@ -130,37 +144,24 @@ def _in_play(rule: Rule, lose: RuleResult, sig: Signals) -> bool:
     return True
 
 
-def _refs(meta: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for r in meta.get("rules") or []:
-        if isinstance(r, str):
-            out.append((r, {}))
-        else:
-            out.append((str(r["id"]), dict(r.get("params") or {})))
-    return out
-
-
 def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapping[str, Rule] | None = None,
                    signals: Signals | None = None) -> list[RuleResult]:
-    """Every rule of meta.rules on the trace, in meta order; rule params: catalogue default < country < meta (SI)."""
+    """Every rule of meta.rules on the trace, in meta order, from the rule data meta.json carries (formula, SI
+    params in force, priority); a meta that lists only ids and params needs the catalogue passed explicitly."""
     meta = meta or {}
-    refs = _refs(meta)
-    if not refs:
+    rules = rules_in_force(meta, catalogue)
+    if not rules:
         return []
-    cat = catalogue if catalogue is not None else load_catalogue()
-    unknown = [rid for rid, _ in refs if rid not in cat]
-    if unknown:
-        raise UserError(f"meta.json rules: unknown rule id(s) {', '.join(unknown)}; see `roadtest rules list`")
     sig = signals if signals is not None else extract_signals(trace, meta)
-    country = meta.get("country")
-    results = {rid: evaluate_rule(cat[rid], cat[rid].params_for(country, p), sig) for rid, p in refs}
-    _, conflicts = governing_rule([rid for rid, _ in refs], cat)
+    results = {rid: evaluate_rule(r, r.params, sig) for rid, r in rules.items()}
+    cat = rules
+    _, conflicts = governing_rule(list(rules), cat)
     chosen = meta.get("governing")
     for c in conflicts:
         win_id, lose_id = c["governs"], c["yields"]
         if chosen in (win_id, lose_id):
             win_id, lose_id = chosen, lose_id if chosen == win_id else win_id
         lose, win = results[lose_id], results[win_id]
-        if lose.verdict == "violated" and win.verdict == "satisfied" and _in_play(cat[win_id], lose, sig):
+        if lose.verdict == "violated" and win.verdict == "satisfied" and _in_play(cat[win_id], win.params, lose, sig):
             results[lose_id] = RuleResult(**{**lose.__dict__, "verdict": "excused", "excused_by": win_id})
-    return [results[rid] for rid in dict.fromkeys(rid for rid, _ in refs)]
+    return list(results.values())

@@ -8,7 +8,8 @@ from typing import Mapping, Sequence
 
 from roadtest.rules.signals import VOCABULARY, Signals
 
-__all__ = ["STL_WORDS", "identifiers", "check_formula", "split_always", "bind_params", "robustness"]
+__all__ = ["STL_WORDS", "identifiers", "check_formula", "split_always", "split_implication", "bind_params",
+           "robustness"]
 
 STL_WORDS = frozenset({
     "always", "eventually", "once", "historically", "since", "until", "prev", "next", "and", "or", "not",
@@ -50,6 +51,18 @@ def split_always(formula: str) -> str | None:
         depth -= ch == ")"
         if depth == 0:
             return f[len("always(") : i] if i == len(f) - 1 else None
+    return None
+
+
+def split_implication(formula: str) -> tuple[str, str] | None:
+    """(antecedent, consequent) of a formula `A -> B` whose arrow is outside every bracket, else None."""
+    f = formula.strip()
+    depth = 0
+    for i, ch in enumerate(f):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if depth == 0 and f.startswith("->", i):
+            return f[:i].strip(), f[i + 2:].strip()
     return None
 
 

@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
+from roadtest.units import speed_si
 
 __all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "STOP_ZONE", "LINE_MATCH"]
 
@@ -44,8 +45,10 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "lane_change": ("±1", "ego lane id changed this tick on the same road"),
     "solid_crossing": ("±1", "ego crossed a marking it may not cross this tick (lane_invasion allowed=false)"),
     "stop_crossed": ("±1", "ego front crossed a stop-sign line this tick"),
+    "stop_sign_ahead": ("±1", "a stop-sign line ahead on the ego's road, or crossed this tick"),
     "stop_zone_min_speed": ("m/s", "lowest speed within STOP_ZONE before the next stop-sign line; NONE before the zone"),
     "light_crossed": ("±1", "ego front crossed a traffic light's stop line this tick"),
+    "light_ahead": ("±1", "a traffic light's stop line ahead on the ego's road, or crossed this tick"),
     "light_red": ("±1", "the light just crossed, else the next ahead, shows red (or red-yellow)"),
     "light_yellow": ("±1", "the same light shows yellow"),
     "light_dist": ("m", "front to the next light's stop line; NONE when none ahead"),
@@ -67,8 +70,10 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "cross_tta": ("s", "at that tick, least time for crossing traffic to reach the ego; NONE otherwise"),
     "lane_change_rear_gap": ("s", "at a lane change, least time gap of a vehicle behind in the new lane; NONE otherwise"),
     "vru_lat_gap": ("m", "least lateral clearance to a moving pedestrian or cyclist alongside; NONE"),
+    "vru_alongside": ("±1", "a moving pedestrian or cyclist alongside (vru_lat_gap is measured)"),
     "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side)"),
     "entered_no_entry": ("±1", "ego front passed a no-entry sign this tick"),
+    "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road, or passed this tick"),
     "u_turn": ("±1", "ego moving against its initial direction of travel on its starting road"),
     "collision_vru": ("±1", "ego, moving, collided with a pedestrian or cyclist this tick"),
     "collision_vehicle": ("±1", "ego, moving, collided with a vehicle this tick"),
@@ -112,9 +117,7 @@ def _sign_limit(sg: Mapping[str, Any]) -> float | None:
     k = _kind(sg)
     if "speed" not in k or "min" in k or "end" in k or sg.get("value") is None:
         return None
-    unit = str(sg.get("unit") or "km/h").lower()
-    v = float(sg["value"])
-    return v if unit in ("m/s", "mps") else v * 0.44704 if unit == "mph" else v / 3.6
+    return speed_si(sg["value"], sg.get("unit"))
 
 
 def _road_ok(feature: Mapping[str, Any], road: str) -> bool:
@@ -243,6 +246,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
                 stop_min = min(stop_min, abs(e.speed))
             v["stop_zone_min_speed"] = stop_min
         v["stop_crossed"] = _b(crossed_stop)
+        v["stop_sign_ahead"] = _b(bool(ahead) or crossed_stop)
         if crossed_stop:
             stop_min = NONE
         # lights
@@ -265,6 +269,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             light_prev_state[lid] = state
         state = sc.light_state(st.signals, cur_light)
         v["light_crossed"] = _b(crossed_light)
+        v["light_ahead"] = _b(cur_light is not None)
         v["light_red"] = _b(state.startswith("red"))
         v["light_yellow"] = _b(state in ("yellow", "amber"))
         v["light_dist"] = cur_dist if cur_light else NONE
@@ -318,6 +323,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         v["closing_speed"] = e.speed - lead_speed if lead_gap < NONE else 0.0
         v["ped_on_crosswalk"], v["crosswalk_dist"] = _b(ped_cw), cw_dist
         v["vru_lat_gap"] = vru_gap
+        v["vru_alongside"] = _b(vru_gap < NONE)
         ev_time = ev_time + trace.tick if ev_behind else 0.0
         v["ev_behind"], v["ev_blocked_time"] = _b(ev_behind), ev_time
         # junction entry and lane-change gaps
@@ -332,6 +338,8 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         v["opposite_side"] = _b(ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side))
         v["u_turn"] = _b(moving and first_dir != 0 and road == start_road and motion_dir == -first_dir)
         v["entered_no_entry"] = _b(same_prev and any(_crossed(s, front0, front, d) for r, s in sc.no_entry if _road_ok({"road": r}, road)))
+        v["no_entry_ahead"] = _b(v["entered_no_entry"] > 0 or any(
+            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry))
         # collisions
         for ev in st.events:
             if ev.kind == "goal_reached":

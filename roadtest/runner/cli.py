@@ -9,9 +9,10 @@ from typing import Any
 
 from roadtest.errors import UserError
 from roadtest.runner.episode import Job
+from roadtest.runner.plan import Plan, claim_folder, new_results_folder
 from roadtest.runner.store import append_record, done_ids, read_records
 
-__all__ = ["run_command", "resolve_target", "plan_jobs", "run_id_for"]
+__all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for"]
 
 
 def _slug(text: str) -> str:
@@ -41,8 +42,8 @@ def _write_variant(v: Any, folder: Path) -> Path:
     return folder / str(v.id)
 
 
-def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
-    """(variant id, bundle path) for a bundle, an .xosc, a folder of bundles, or YAML (written to OUT/bundles/)."""
+def expand(target: Path) -> list[tuple[str, Any]]:
+    """(variant id, bundle path or variant to write) for a bundle, an .xosc, a folder of bundles, or YAML; writes nothing."""
     from roadtest.bundle import load_bundle
 
     p = Path(target)
@@ -59,10 +60,24 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
         from roadtest.dsl.suite import expand_target
     except ImportError as e:
         raise UserError(f"{p}: YAML scenarios need roadtest.dsl, which is not available ({e})") from e
-    variants = expand_target(p)
+    return [(str(v.id), v) for v in expand_target(p)]
+
+
+def write_bundles(items: list[tuple[str, Any]], out: Path) -> list[tuple[str, str]]:
+    """(variant id, bundle path): YAML variants are written to OUT/bundles/, bundles on disk stay where they are."""
     folder = Path(out) / "bundles"
-    folder.mkdir(parents=True, exist_ok=True)
-    return [(str(v.id), str(_write_variant(v, folder))) for v in variants]
+    res = []
+    for vid, item in items:
+        if not isinstance(item, str):
+            folder.mkdir(parents=True, exist_ok=True)
+            item = str(_write_variant(item, folder))
+        res.append((vid, item))
+    return res
+
+
+def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
+    """(variant id, bundle path) for a bundle, an .xosc, a folder of bundles, or YAML (written to OUT/bundles/)."""
+    return write_bundles(expand(target), out)
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
@@ -101,11 +116,11 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
         import_ray()
 
 
-def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path,
+def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
-    scenario file was invalid (the others still run), else 1."""
+    scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
@@ -113,16 +128,27 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     if agent:
         from roadtest.agents.registry import agent_class
 
+        from roadtest.runner.episode import check_agent_sensors
+
         agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    existing = done_ids(out)
-    if existing and not resume:
-        raise UserError(f"{out / 'results.jsonl'}: already holds {len(existing)} run(s); "
-                        "pass --resume to continue it, or choose another --out")
-    jobs = plan_jobs(resolve_target(Path(target), out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
-    if trace_csv and len(jobs) != 1:
-        raise UserError(f"--trace-csv: expected a single run, the target gives {len(jobs)}")
+        check_agent_sensors(agent, backend)  # and so is a sensor the backend cannot provide
+    if resume and out is None:
+        raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
+    items = expand(Path(target))
+    plan = Plan(target=str(target), variants=tuple(v for v, _ in items), seeds=tuple(range(seed, seed + seeds)),
+                agent=agent, tick=tick, backend=backend)
+    planned = {run_id_for(v, s, agent) for v in plan.variants for s in plan.seeds}
+    if trace_csv and len(planned) != 1:
+        raise UserError(f"--trace-csv: expected a single run, the target gives {len(planned)}")
+    if out is None:
+        out = new_results_folder(Path(target))
+        existing: set[str] = set()
+    else:
+        out = Path(out)
+        existing = done_ids(out)
+    claim_folder(out, plan, existing, planned, resume)
+    print(f"roadtest: results in {out}", file=sys.stderr)
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:

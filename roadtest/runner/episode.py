@@ -17,8 +17,8 @@ from typing import Any
 
 from roadtest.sim.api import SimSettings, Termination, Trace
 
-__all__ = ["Job", "BACKENDS", "simulator_for", "EpisodeError", "run_episode", "reference_trace", "execute_run",
-           "write_json_atomic", "STATUSES"]
+__all__ = ["Job", "BACKENDS", "simulator_class", "simulator_for", "agent_sensors", "check_agent_sensors", "EpisodeError",
+           "run_episode", "reference_trace", "execute_run", "write_json_atomic", "STATUSES"]
 
 BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roadtest.sim.carla:CarlaSimulator"}
 STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout", "invalid")
@@ -59,8 +59,8 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def simulator_for(backend: str):
-    """A Simulator by registry name ("embedded", "carla") or, for tests and plug-ins, "module:Class"."""
+def simulator_class(backend: str) -> type:
+    """A Simulator class by registry name ("embedded", "carla") or, for tests and plug-ins, "module:Class"."""
     from roadtest.errors import UserError
 
     spec = BACKENDS.get(backend, backend)
@@ -68,10 +68,46 @@ def simulator_for(backend: str):
         raise UserError(f"unknown backend {backend!r}; expected one of {sorted(BACKENDS)}")
     module, _, name = spec.partition(":")
     try:
-        cls = getattr(importlib.import_module(module), name)
+        return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as e:
         raise UserError(f"backend {backend!r} is not available ({e})") from e
-    return cls()
+
+
+def simulator_for(backend: str):
+    """A Simulator instance for `backend` (see simulator_class)."""
+    return simulator_class(backend)()
+
+
+def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
+    """The agent's sensors() checked against what the backend provides (UserError listing the supported types)."""
+    from roadtest.agents.base import check_sensors
+
+    cls = simulator_class(backend)
+    name = type(getattr(agent, "inner", agent)).__name__
+    return check_sensors(agent.sensors(), cls.sensor_types(), f"the {backend!r} backend", name)
+
+
+def check_agent_sensors(agent_name: str, backend: str) -> None:
+    """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
+
+    An agent that raises anything else here is left to its runs, which report it as their agent_error."""
+    from roadtest.agents.registry import load_agent
+    from roadtest.errors import UserError
+
+    agent = None
+    try:
+        agent = load_agent(agent_name)
+        agent_sensors(agent, backend)
+    except UserError:
+        raise
+    except Exception:  # noqa: BLE001 - the agent's own failure: each run records it
+        pass
+    finally:
+        if agent is not None:
+            try:
+                agent.destroy()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 def _why(e: BaseException) -> str:
@@ -100,10 +136,17 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 from roadtest.agents.registry import load_agent
 
                 agent = load_agent(agent_name)
-                wps = (meta.get("route") or {}).get("waypoints")
-                if wps and hasattr(agent, "set_global_plan"):
+                from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
+
+                route = meta.get("route") or {}
+                wps = route.get("waypoints")
+                if wps and isinstance(agent, LeaderboardAgent):
+                    agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
+                elif wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
-                specs = list(agent.sensors())
+                specs = agent_sensors(agent, backend)
+            except UserError as e:  # a sensor the backend cannot provide, or a malformed spec: the user's to fix
+                raise EpisodeError("invalid", str(e)) from e
             except Exception as e:  # noqa: BLE001
                 raise EpisodeError("agent_error", f"agent setup failed: {_why(e)}") from e
         while not sim.done:
@@ -118,10 +161,8 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                     raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
                 t = sim.state.time if sim.state is not None else 0.0
                 try:
-                    control = agent(data, t) if callable(agent) else agent.run_step(data, t)
-                    if isinstance(control, tuple):
-                        control, output = control
-                    output = output or getattr(agent, "last_output", None)
+                    control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
+                    output = agent.last_output
                 except Exception as e:  # noqa: BLE001
                     sim.end(Termination.AGENT_ERROR, _why(e))
                     raise EpisodeError("agent_error", f"agent raised: {_why(e)}", sim.trace) from e
@@ -180,8 +221,9 @@ def _expectations(meta: dict, score: dict) -> list[str]:
     """Why a run that ended normally still fails what meta.expect asks."""
     exp = meta.get("expect") or {}
     why = []
-    if exp.get("reach_goal") and (score.get("scores") or {}).get("score_route", 0.0) < 100.0:
-        why.append(f"goal not reached (route completion {score['scores']['score_route']:.1f} %)")
+    own = score.get("roadtest") or {}
+    if exp.get("reach_goal") and not own.get("goal_reached"):
+        why.append(f"goal not reached (route completion {own.get('route_completion') or 0.0:.1f} %)")
     if exp.get("rules_hold") and score.get("rules_error"):
         why.append(f"rules not checked: the rule monitors raised {score['rules_error']}")
     elif exp.get("rules_hold"):
@@ -228,9 +270,10 @@ def execute_run(job: Job) -> dict[str, Any]:
             if note:
                 score.setdefault("notes", []).append(note)
             write_json_atomic(run_dir / "score.json", score)
-            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "planning") if k in score})
+            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "roadtest", "planning")
+                           if k in score})
             record["leaderboard_status"] = score.get("status")
-            for key in ("rules", "rules_error"):
+            for key in ("rules", "rule_verdicts", "rules_error"):
                 if key in score:
                     record[key] = score[key]
             if status == "completed":

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from roadtest.runner.episode import STATUSES, write_json_atomic
 
-__all__ = ["Progress", "summarise", "write_summary", "leaderboard_records"]
+__all__ = ["Progress", "summarise", "write_summary", "leaderboard_records", "rule_figures", "LEGEND"]
 
 _CRASH = {"agent_error": "Failed - Agent crashed", "sim_error": "Failed - Simulation crashed",
           "timeout": "Failed - Agent timed out", "invalid": "Failed - Invalid scenario"}
@@ -62,6 +62,22 @@ def _mean(xs: list[float]) -> float | None:
     return round(statistics.fmean(xs), 6) if xs else None
 
 
+_COMPLIANT = ("satisfied", "excused")  # excused: violated because a higher-priority rule demanded it
+_BROKEN = ("violated", "fail", "failed", "false")
+
+
+def rule_figures(rules: Sequence[dict]) -> tuple[int, int, int]:
+    """(rules violated, rules in play, rules complied with) of one run; a rule never in play counts in neither."""
+    verdicts = [str(r.get("verdict", "")).lower() for r in rules or []]
+    violated = sum(v in _BROKEN for v in verdicts)
+    complied = sum(v in _COMPLIANT for v in verdicts)
+    return violated, violated + complied, complied
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 6) if den else None
+
+
 def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]:
     """Suite figures over the planned runs: status counts, leaderboard means (missing = 0), Bench2Drive rates."""
     from roadtest.metrics.leaderboard import aggregate_suite
@@ -71,6 +87,7 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
     counts = {s: sum(1 for r in recs.values() if r.get("status") == s) for s in STATUSES}
     scored = [r for r in recs.values() if r.get("scores")]
     b2d = [r.get("bench2drive") or {} for r in recs.values()]
+    own = [r.get("roadtest") or {} for r in recs.values()]
     rules: dict[str, dict[str, int]] = {}
     for r in recs.values():
         for rr in r.get("rules") or []:
@@ -93,6 +110,16 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
             "comfort": _mean([x["comfort"] for x in b2d if x.get("comfort") is not None]),
         },
         "rules": rules,
+        "rule_verdicts": {v: sum(c.get(v, 0) for c in rules.values())
+                          for v in ("satisfied", "violated", "excused", "not_applicable")},
+        "rule_figures": _suite_rule_figures(list(recs.values())),
+        "roadtest": {
+            "route_completion": round(sum(float(x.get("route_completion") or 0.0) for x in own) / max(n, 1), 6),
+            "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in own) / max(n, 1), 6),
+            "success_rate": round(sum(1 for x in own if x.get("success")) / max(n, 1), 6),
+            "efficiency": _mean([x["efficiency"] for x in own if x.get("efficiency") is not None]),
+            "comfort": _mean([x["comfort"] for x in own if x.get("comfort") is not None]),
+        },
         "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
                   "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
                   "success": (recs[rid].get("bench2drive") or {}).get("success")}
@@ -101,10 +128,30 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
     }
 
 
+def _suite_rule_figures(records: Sequence[dict]) -> dict[str, Any]:
+    """Rule verdicts over the scored runs: violations, the share of in-play verdicts complied with, clean runs."""
+    scored = [r for r in records if r.get("rules") is not None]
+    figs = [rule_figures(r.get("rules") or []) for r in scored]
+    violated, in_play, complied = (sum(f[i] for f in figs) for i in range(3))
+    return {"rules_violated": violated, "rules_in_play": in_play, "rule_compliance_rate": _rate(complied, in_play),
+            "runs_without_violation": sum(1 for f in figs if f[0] == 0), "runs_with_rules": len(scored)}
+
+
+LEGEND = (
+    ("status", "completed; failed: the run missed what the scenario expects (goal, rules); else why it stopped"),
+    ("DS, RC %, penalty", "CARLA leaderboard 2.0 driving score, route completion, infraction penalty, as its code computes them"),
+    ("B2D ok", "Bench2Drive success: route completed with no infraction but min speed"),
+    ("rules viol.", "rules this run violated"),
+    ("compliance", "rules complied with (satisfied, or excused by a higher rule) of the rules in play"),
+    ("own RC", "roadtest's route completion: tick-independent, goal as the simulator reports it"),
+    ("", "a rule never in play (not_applicable) counts in neither rule column"),
+)
+
+
 def _infraction_text(r: dict) -> str:
     parts = [f"{k}×{len(v)}" for k, v in (r.get("infractions") or {}).items() if v]
     broken = [str(x.get("id") or x.get("rule")) for x in r.get("rules") or []
-              if str(x.get("verdict", "")).lower() in ("violated", "fail", "failed", "false")]
+              if str(x.get("verdict", "")).lower() in _BROKEN]
     if broken:
         parts.append("rules: " + ",".join(broken))
     return " ".join(parts) or ("-" if r.get("scores") else r.get("reason", "")[:60])
@@ -119,26 +166,43 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
     write_json_atomic(Path(out) / "summary.json", summary)
     recs = {r["run_id"]: r for r in records}
     table = Table(title=f"roadtest: {summary['recorded']}/{summary['planned']} runs in {out}")
-    for col in ("run", "status", "DS", "RC %", "penalty", "success", "infractions / reason"):
+    cols = ("run", "status", "DS", "RC %", "penalty", "B2D ok", "rules viol.", "compliance", "own RC", "infractions / reason")
+    for col in cols:
         table.add_column(col, overflow="fold")
+    fmt = (lambda x, f: "" if x is None else format(x, f))
     for rid in planned:
         r = recs.get(rid)
         if r is None:
-            table.add_row(rid, "missing", "", "", "", "", "")
+            table.add_row(rid, "missing", *[""] * (len(cols) - 2))
             continue
         sc = r.get("scores") or {}
-        fmt = (lambda x, f: "" if x is None else format(x, f))
+        violated, in_play, complied = rule_figures(r.get("rules") or [])
         table.add_row(rid, r.get("status", ""), fmt(sc.get("score_composed"), ".2f"), fmt(sc.get("score_route"), ".1f"),
                       fmt(sc.get("score_penalty"), ".3f"), str((r.get("bench2drive") or {}).get("success", "")),
-                      _infraction_text(r))
+                      str(violated) if r.get("rules") is not None else "",
+                      f"{complied}/{in_play}" if in_play else "-",
+                      fmt((r.get("roadtest") or {}).get("route_completion"), ".1f"), _infraction_text(r))
     lb = summary["leaderboard"]["scores_mean"]
-    b2d = summary["bench2drive"]
+    b2d, rf, own = summary["bench2drive"], summary["rule_figures"], summary["roadtest"]
+    rate = rf["rule_compliance_rate"]
+    dash = (lambda x: "-" if x is None else x)
     console = Console()
     console.print(table)
-    console.print(f"driving score {lb['score_composed']:.2f}  route completion {lb['score_route']:.2f}  "
-                  f"penalty {lb['score_penalty']:.3f}  success rate {100 * b2d['success_rate']:.1f} %  "
-                  f"efficiency {b2d['efficiency'] if b2d['efficiency'] is not None else '-'}  "
-                  f"comfort {b2d['comfort'] if b2d['comfort'] is not None else '-'}")
+    for col, meaning in LEGEND:
+        console.print(f"  [bold]{col}[/bold]{': ' if col else ''}{meaning}", highlight=False)
+    console.print(f"rules: {rf['rules_violated']} violated of {rf['rules_in_play']} in play, compliance rate "
+                  f"{'-' if rate is None else f'{100 * rate:.1f} %'}, runs without violation "
+                  f"{rf['runs_without_violation']}/{rf['runs_with_rules']}")
+    console.print(f"leaderboard 2.0: driving score {lb['score_composed']:.2f}  route completion {lb['score_route']:.2f}  "
+                  f"penalty {lb['score_penalty']:.3f}")
+    console.print(f"Bench2Drive: driving score {b2d['driving_score']:.2f}  success rate {100 * b2d['success_rate']:.1f} %  "
+                  f"efficiency {dash(b2d['efficiency'])}  comfort {dash(b2d['comfort'])}")
+    console.print(f"roadtest's own: route completion {own['route_completion']:.2f}  driving score "
+                  f"{own['driving_score']:.2f}  success rate {100 * own['success_rate']:.1f} %  efficiency "
+                  f"{dash(own['efficiency'])}  comfort {dash(own['comfort'])}")
+    rv = summary["rule_verdicts"]
+    console.print(f"rule verdicts: satisfied {rv['satisfied']}, violated {rv['violated']}, excused {rv['excused']}, "
+                  f"not applicable {rv['not_applicable']} (never in force in the run)")
     st = summary["statuses"]
     console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
                   + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "

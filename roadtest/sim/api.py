@@ -373,5 +373,10 @@ class Simulator(ABC):
     def load(self, bundle: "Any", seed: int = 0, settings: SimSettings | None = None) -> Simulation:
         """Start a run of a Bundle (roadtest.bundle.Bundle) with the given seed."""
 
+    @classmethod
+    def sensor_types(cls) -> frozenset[str] | None:
+        """The sensor type strings ("sensor.speedometer", ...) this backend provides; None: it does not say."""
+        return None
+
     def close(self) -> None:
         """Release the connection; idempotent."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from roadtest.sim.api import ActorState, WorldState
 from roadtest.sim.route_path import RoutePath, to_ego_frame, wrap_angle as _wrap
+from roadtest.units import speed_si
 
 __all__ = ["ObjectsSensor", "objects_view", "lane_ahead", "sign_speed_limit", "ACTOR_RANGE"]
 
@@ -48,13 +49,7 @@ def sign_speed_limit(sign: Mapping[str, Any]) -> float | None:
     value = sign.get("value")
     if value is None:
         return None
-    unit = str(sign.get("unit") or "km/h").lower().replace(" ", "")
-    v = float(value)
-    if unit in ("m/s", "mps"):
-        return v
-    if unit in ("mph",):
-        return v * 0.44704
-    return v / 3.6
+    return speed_si(value, sign.get("unit"))
 
 
 def lane_ahead(network: Any, road: str, lane: int, s: float, distance: float = 50.0, step: float = 2.0) -> list[tuple[float, float]]:

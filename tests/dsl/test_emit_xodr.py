@@ -131,11 +131,12 @@ def test_signals_objects_and_left_hand_signs():
         limit = by_name["speed_limit"]
         assert limit.get("country") == country and float(limit.get("value")) == 40.0
         assert limit.get("type") == {"DE": "274", "JP": "323"}[country]
-        # right of forward traffic: t < 0 in right-hand traffic, but the forward lanes sit left (t > 0) in JP
+        # the default side is the kerb of forward traffic: t < 0 in right-hand traffic, t > 0 in JP, where
+        # the forward lanes sit left of the reference line
         lane_side = 1 if country == "JP" else -1
         validity = limit.find("validity")
         assert int(validity.get("fromLane")) * lane_side > 0
-        assert float(limit.get("t")) < 0
+        assert float(limit.get("t")) * lane_side > 0
         light = by_name["tl"]
         assert light.get("dynamic") == "yes" and light.get("type") == "1000001"
         objs = {o.get("type"): o for o in tree.getroot().findall("road/objects/object")}

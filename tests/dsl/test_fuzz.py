@@ -1,4 +1,8 @@
-"""Property tests: any text fed to the loader yields variants or a ScenarioError, never another exception."""
+"""Property tests: any text fed to the loader yields variants or a located ScenarioError, never another exception.
+
+Loaded variants are also built (road, scene, route), as `validate` and `convert` do; what the build
+refuses must come back located too.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from roadtest.dsl.bundle_writer import build_problems
 from roadtest.dsl.loader import parse_yaml
 from roadtest.dsl.variants import expand_doc
 from roadtest.errors import ScenarioError
@@ -30,11 +35,14 @@ DATA = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4)
 
 
 def load_text(text: str) -> None:
-    """Load like the CLI does; only ScenarioError may escape."""
+    """Load and build like the CLI does; only a ScenarioError whose every problem has a line and column may escape."""
     try:
-        expand_doc(parse_yaml(text, "fuzz.yaml"))
+        doc = parse_yaml(text, "fuzz.yaml")
+        problems = build_problems(doc, expand_doc(doc))
     except ScenarioError as e:
-        assert e.problems and all(str(p).startswith("fuzz.yaml") for p in e.problems)
+        problems = e.problems
+        assert problems
+    assert all(p.file == "fuzz.yaml" and p.line >= 1 and p.col >= 1 for p in problems), [str(p) for p in problems]
 
 
 @FUZZ
@@ -96,6 +104,15 @@ def test_examples_with_one_value_replaced(which, pick, value):
     load_text(yaml.safe_dump(data, allow_unicode=True))
 
 
+@FUZZ
+@given(st.integers(1, 12), st.integers(1, 12), st.sampled_from(["[", "{k: "]))
+def test_alias_fans_and_nesting(levels, width, opener):
+    lines = ["a0: &a0 [1]"] + [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels)]
+    load_text("\n".join(lines) + "\n")
+    close = "]" if opener == "[" else "}"
+    load_text("name: n\nroad: " + opener * (levels * 10) + "1" + close * (levels * 10) + "\n")
+
+
 def test_anchors_and_aliases_do_not_escape():
     load_text("a: &x [*x]\n")
     load_text("name: n\nroad: &r {kind: straight}\nego: *r\n")
@@ -105,3 +122,13 @@ def test_anchors_and_aliases_do_not_escape():
 def test_unhashable_preset_name():
     with pytest.raises(ScenarioError, match="environment.weather"):
         expand_doc(parse_yaml("name: n\nenvironment: {weather: []}\nroad: {kind: straight}\nego: {route: {distance: 50}}\n", "f.yaml"))
+
+
+@FUZZ
+@given(st.binary(max_size=200))
+def test_random_bytes_from_a_file(tmp_path_factory, data):
+    from roadtest.dsl.validate import check_file
+
+    f = tmp_path_factory.mktemp("fuzz") / "fuzz.yaml"
+    f.write_bytes(data)
+    assert all(p.line >= 1 and p.col >= 1 for p in check_file(f)), [str(p) for p in check_file(f)]

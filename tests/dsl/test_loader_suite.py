@@ -90,11 +90,15 @@ def test_missing_member_and_unknown_suite_key(tree):
     assert "no such file" in str(results[0][1]) and "matches no file" in str(results[1][1])
 
 
-def test_folder_skips_rules_and_suites(tree):
-    (tree / "sc" / "rules").mkdir()
-    (tree / "sc" / "rules" / "x.yaml").write_text("not: a scenario\n")
-    ids = [v.id for v in expand_target(tree / "sc")]
-    assert ids == ["fog-truck-solid-line", "straight-speed-limit"]
+def test_folder_takes_subfolders_and_skips_suites(tree):
+    (tree / "sc" / "more").mkdir()
+    shutil.copy(SCENARIOS / "school_zone.yaml", tree / "sc" / "more" / "school_zone.yaml")
+    suite(tree, """\
+        name: s
+        scenarios: ["../sc/*.yaml"]
+        """)
+    ids = [v.id for v in expand_target(tree)]
+    assert ids == ["fog-truck-solid-line", "school-zone", "straight-speed-limit"]
 
 
 def test_duplicate_names_in_folder_rejected(tree):

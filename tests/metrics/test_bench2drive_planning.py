@@ -7,7 +7,7 @@ import math
 import pytest
 
 from metrics_synth import actor, drive, straight_meta
-from roadtest.metrics import bench2drive, planning
+from roadtest.metrics import bench2drive, corrected, planning
 from roadtest.sim.api import ActorState, AgentOutput, Control, Trace, WorldState
 
 TICK = 0.05
@@ -28,7 +28,7 @@ def kinematic(acc: float = 0.0, yaw_rate: float = 0.0, v0: float = 10.0, seconds
 
 @pytest.mark.parametrize("acc,ok", [(-4.0, True), (-4.1, False), (2.35, True), (2.45, False)])
 def test_comfort_longitudinal_acceleration_bounds(acc, ok):
-    r = bench2drive.comfort(kinematic(acc=acc, v0=20.0))
+    r = corrected.comfort(kinematic(acc=acc, v0=20.0))
     assert (r.value == 1.0) is ok
     if not ok:
         assert r.value == 0.0 and r.violations[0].kind == "lon_acc"
@@ -36,20 +36,20 @@ def test_comfort_longitudinal_acceleration_bounds(acc, ok):
 
 @pytest.mark.parametrize("rate,ok", [(0.94, True), (0.96, False)])
 def test_comfort_yaw_rate_bound_in_rad_per_s(rate, ok):
-    r = bench2drive.comfort(kinematic(yaw_rate=rate, v0=1.0))
+    r = corrected.comfort(kinematic(yaw_rate=rate, v0=1.0))
     assert (r.value == 1.0) is ok
 
 
 def test_comfort_counts_whole_20_frame_chunks():
     tr = kinematic(v0=10.0, seconds=4.0)  # 81 frames -> 4 whole chunks, the last frame dropped
-    assert bench2drive.comfort(tr).details["chunks"] == 4
+    assert corrected.comfort(tr).details["chunks"] == 4
     # one hard brake inside the second chunk only
     st = tr.states
     for i in range(25, 35):
         e = st[i].ego
         v = 10.0 - 8.0 * (i - 24) * TICK
         st[i] = WorldState(time=st[i].time, frame=i, actors=(ActorState(**{**e.__dict__, "vx": v, "speed": v}),))
-    r = bench2drive.comfort(tr)
+    r = corrected.comfort(tr)
     assert r.value == pytest.approx(0.75)
     assert r.violations[0].start == pytest.approx(1.0)
 
@@ -110,3 +110,16 @@ def test_savgol_is_exact_on_a_quadratic():
     x = 3.0 * t ** 2 - 2.0 * t + 1.0
     assert np.allclose(_savgol(x, 0, TICK), x)
     assert np.allclose(_savgol(x, 1, TICK), 6.0 * t - 2.0)
+
+
+def test_savgol_matches_scipy_as_bench2drive_calls_it():
+    # efficiency_smoothness_benchmark.py calls scipy.signal.savgol_filter(x, window_length=7, polyorder=2[, deriv=1,
+    # delta=0.1]) with its default mode "interp"; roadtest's numpy version must give the same numbers
+    import numpy as np
+    from scipy.signal import savgol_filter
+
+    from roadtest.metrics.bench2drive import _savgol
+
+    x = np.random.default_rng(0).normal(size=20)
+    assert np.allclose(_savgol(x, 0, 1.0), savgol_filter(x, window_length=7, polyorder=2))
+    assert np.allclose(_savgol(x, 1, 0.1), savgol_filter(x, window_length=7, polyorder=2, deriv=1, delta=0.1))

@@ -26,7 +26,7 @@ def test_score_record_fields_and_json():
 
 
 def test_a_failing_rule_monitor_keeps_the_driving_score(monkeypatch):
-    rules = pytest.importorskip("roadtest.rules.evaluate", reason="rule monitors not in this checkout")
+    import roadtest.rules.evaluate as rules
 
     def boom(trace, meta):
         raise KeyError("zones")

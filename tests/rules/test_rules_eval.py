@@ -6,8 +6,8 @@ from roadtest.rules.evaluate import evaluate_rules, governing_rule, rulebook_sco
 from roadtest.rules.rulebook import compare, level_weights
 from roadtest.rules.signals import VOCABULARY, extract_signals
 from roadtest.sim.api import Environment
-from tests.rules.synth import const, crossing_tick, drive, other
-from tests.rules.test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict
+from .synth import const, crossing_tick, drive, other
+from .test_monitors import CAT, LIGHT_SCENE, lead_at, meta, verdict
 
 
 def test_country_parameters_change_the_verdict():
@@ -103,12 +103,12 @@ def test_a_silent_officer_excuses_nothing():
     tr = drive(const(8.0, 60), x0=20.2, signals=lambda i: {"L1": "red"})
     m = meta("red_light", **LIGHT_SCENE, actors=[{"id": "cop", "kind": "police_officer"}])
     m["rules"] = [{"id": "red_light"}, {"id": "officer_signal"}]
-    assert {r.id: r.verdict for r in evaluate_rules(tr, m, CAT)} == {"red_light": "violated", "officer_signal": "satisfied"}
+    assert {r.id: r.verdict for r in evaluate_rules(tr, m, CAT)} == {"red_light": "violated", "officer_signal": "not_applicable"}
 
 
 def test_crossing_a_solid_line_for_an_ambulance_is_excused_only_while_it_is_behind():
-    from tests.rules.synth import invasion
-    from tests.rules.test_monitors import _ev
+    from .synth import invasion
+    from .test_monitors import _ev
 
     m = meta("no_overtaking_solid_line")
     m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
@@ -123,14 +123,15 @@ def test_crossing_a_solid_line_for_an_ambulance_is_excused_only_while_it_is_behi
 
 def test_a_lead_pulling_away_after_overtaking_is_exempt_from_safe_distance():
     close_fast = drive(const(10.0, 20), others=lambda i, x: [other("amb", "emergency", x + 9.0 + 0.5 * i, -1.75, 15.0)])
-    assert verdict(close_fast, meta("safe_distance")) == "satisfied"  # 5 m gap, but it leaves at +5 m/s
+    # 5 m gap, but it leaves at +5 m/s: the rule is never in force (its context exempts a lead pulling away)
+    assert verdict(close_fast, meta("safe_distance")) == "not_applicable"
     close_slow = drive(const(10.0, 20), others=lambda i, x: [other("car", "car", x + 9.0 + 0.1 * i, -1.75, 11.0)])
     assert verdict(close_slow, meta("safe_distance")) == "violated"  # 5 m gap, leaving at only +1 m/s
 
 
 def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuvre():
     """Pull over across the solid line for the ambulance, rejoin once it is gone: excused; a third crossing is not."""
-    from tests.rules.synth import invasion
+    from .synth import invasion
 
     m = meta("no_overtaking_solid_line")
     m["rules"] = [{"id": "no_overtaking_solid_line"}, {"id": "yield_emergency_vehicle"}]
@@ -151,3 +152,29 @@ def test_crossing_back_after_the_ambulance_passed_is_part_of_the_excused_manoeuv
     # long after the ambulance has gone, crossing is no longer part of yielding
     res = {r.id: r.verdict for r in evaluate_rules(run({300}), m, CAT)}
     assert res["no_overtaking_solid_line"] == "violated"
+
+
+def test_school_zone_sign_without_a_zone_is_not_applicable():
+    # a JP curve with a school-zone sign at s = 60 but no school-zone section; the ego passes it at 44 km/h
+    tr = drive(const(44 / 3.6, 80), x0=20.0)
+    signs = [{"id": "school", "road": "0", "s": 60.0, "side": "kerb", "direction": "forward"}]
+    m = meta("school_zone_speed", "JP", signs=signs)
+    (res,) = evaluate_rules(tr, m, CAT)
+    assert res.verdict == "not_applicable" and res.in_force_time == 0.0 and res.to_dict()["worst"] is None
+    # the same drive through a zone from s = 50 to 150: 44 km/h > 30 + 2 km/h inside it
+    m = meta("school_zone_speed", "JP", signs=signs, zones=[{"kind": "school_zone", "road": "0", "s_start": 50, "s_end": 150}])
+    (res,) = evaluate_rules(tr, m, CAT)
+    # robustness of A -> B is max(-A, B): the +1 of "inside the zone" bounds it at -1 (B alone is (32 - 44) / 3.6)
+    assert res.verdict == "violated" and res.worst == -1.0 and res.first_violation is not None
+
+
+def test_merge_give_way_without_a_lane_change_is_not_applicable():
+    # the ego keeps lane -1 at 15 m/s with a car 5 m behind it in lane -2 the whole run: it never merged
+    behind = lambda i, x: [other("car", "car", x - 9.0, -5.25, speed=15.0, lane=-2)]  # noqa: E731
+    tr = drive(const(15.0, 40), others=behind)
+    (res,) = evaluate_rules(tr, meta("merge_give_way"), CAT)
+    assert res.verdict == "not_applicable", (res.verdict, res.worst)
+    # moving into lane -2 at tick 20: the car behind is 5 m (9 m centre to centre minus 4 m) at 15 m/s = 0.33 s < 1 s
+    tr = drive(const(15.0, 40), others=behind, lanes=lambda i: -2 if i >= 20 else -1)
+    (res,) = evaluate_rules(tr, meta("merge_give_way"), CAT)
+    assert res.verdict == "violated" and abs(res.worst - (5.0 / 15.0 - 1.0)) < 1e-6 and res.in_force_time > 0

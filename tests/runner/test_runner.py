@@ -126,8 +126,11 @@ def test_expectations_turn_a_finished_run_into_failed():
     from roadtest.runner.episode import _expectations
 
     meta = {"expect": {"reach_goal": True, "rules_hold": True}}
-    good = {"scores": {"score_route": 100.0}, "rules": [{"id": "speed_limit", "verdict": "excused"}]}
-    bad = {"scores": {"score_route": 62.5}, "rules": [{"id": "stop_sign", "verdict": "violated"}]}
+    # the goal is judged on roadtest's own route completion, not the leaderboard's (which misjudges short routes)
+    good = {"scores": {"score_route": 98.0}, "roadtest": {"route_completion": 100.0, "goal_reached": True},
+            "rules": [{"id": "speed_limit", "verdict": "excused"}]}
+    bad = {"scores": {"score_route": 62.0}, "roadtest": {"route_completion": 62.5, "goal_reached": False},
+           "rules": [{"id": "stop_sign", "verdict": "violated"}]}
     assert _expectations(meta, good) == []
     assert _expectations(meta, bad) == ["goal not reached (route completion 62.5 %)", "rules violated: stop_sign"]
     assert _expectations({}, bad) == []

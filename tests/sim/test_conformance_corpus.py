@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from roadtest.sim.conformance import corpus_rows, corpus_table, run_corpus_file
+from esmini_corpus import corpus_rows, corpus_table, run_corpus_file
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 

@@ -1,16 +1,20 @@
-"""Kinematic bicycle for an agent-driven ego: Control in, pose out, limits from the entity's Performance and Axles."""
+"""Kinematic bicycle for an agent-driven ego: Control in, pose out, limits from the entity's Performance and Axles.
+
+Longitudinally the pedals act through roadtest.sim.powertrain (drive force falling with speed, rolling
+resistance and drag, top speed from Performance maxSpeed), so a throttle means roughly what it means in CARLA.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+from roadtest.sim import powertrain as pt
 from roadtest.sim.api import Control
 
 __all__ = ["BicycleParams", "BicycleState", "step_bicycle", "params_from_entity"]
 
-G = 9.81  # m/s^2
-ROLLING = 0.15  # m/s^2, coasting deceleration (rolling resistance and drag lumped)
+G = pt.G  # m/s^2
 REVERSE_MAX_SPEED = 5.0  # m/s
 MAX_PLAUSIBLE_STEER = 1.2  # rad (69 degrees); larger front-wheel angles are taken as degrees written by mistake
 
@@ -22,10 +26,15 @@ class BicycleParams:
     wheelbase: float = 2.7  # m
     max_steer: float = 0.6  # rad, front wheel angle at full lock
     max_steer_rate: float = 1.2  # rad/s, wheel angle rate (not in OpenSCENARIO: full lock in 0.5 s)
-    max_speed: float = 60.0  # m/s
-    max_accel: float = 4.0  # m/s^2, at full throttle from rest
-    max_decel: float = 8.0  # m/s^2, at full brake
+    max_speed: float = 70.0  # m/s, full-throttle top speed
+    max_accel: float = pt.LAUNCH_ACCEL  # m/s^2, at full throttle from rest
+    max_decel: float = pt.BRAKE_DECEL  # m/s^2, at full brake (before rolling resistance and drag)
     friction: float = 1.0  # road friction scale (Environment.friction)
+    power: float = 0.0  # W/kg at the wheels at full throttle; 0: the power that reaches max_speed
+
+    def __post_init__(self):
+        if not self.power > 0.0:
+            object.__setattr__(self, "power", pt.specific_power(self.max_speed))
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,8 @@ def params_from_entity(entity, friction: float = 1.0) -> BicycleParams:
         max_steer=max_steer,
         max_steer_rate=2.0 * max_steer,
         max_speed=pos("max_speed", d.max_speed),
-        max_accel=pos("max_accel", d.max_accel),
-        max_decel=pos("max_decel", d.max_decel),
+        max_accel=min(pos("max_accel", d.max_accel), pt.LAUNCH_ACCEL),  # Performance bounds the car, never lifts it
+        max_decel=min(pos("max_decel", d.max_decel), pt.BRAKE_DECEL),
         friction=friction,
     )
 
@@ -81,8 +90,8 @@ def step_bicycle(st: BicycleState, c: Control, p: BicycleParams, dt: float) -> B
     vmax = REVERSE_MAX_SPEED if c.reverse else p.max_speed
     drive_dir = -1.0 if c.reverse else 1.0
     along = max(0.0, v * drive_dir)
-    a_drive = drive_dir * throttle * p.max_accel * max(0.0, 1.0 - (along / vmax) ** 2)
-    resist = brake * p.max_decel + (ROLLING if v != 0.0 else 0.0)
+    a_drive = drive_dir * throttle * pt.drive_accel(along, p.max_accel, p.power, vmax)
+    resist = brake * p.max_decel + pt.resistance(abs(v))
     a_grip = p.friction * G
     a_drive = _clip(a_drive, -a_grip, a_grip)
     resist = min(resist, a_grip)

@@ -1,25 +1,31 @@
-"""observe() for the built-in simulator: speedometer, IMU, GNSS/pose, route, map and the privileged objects sensor."""
+"""observe() for the built-in simulator: one handler per sensor type in SENSORS, data in the leaderboard's formats.
+
+A new sensor is one entry: SENSORS["sensor.camera.rgb"] = handler(sim, ego, spec) -> data, where ego is the
+ego's ActorState (None when the scenario has none) and spec the agent's sensor dict. The keys of SENSORS are
+what EmbeddedSimulator.sensor_types() reports, so an agent asking for anything else is refused before its run.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
+
+import numpy as np
 
 from roadtest.errors import UserError
+from roadtest.sim.carla.frames import (EARTH_RADIUS, angular_velocity_to_carla, compass_from_heading, gnss_from_carla_location,
+                                       location_to_carla, vector_to_carla)
 
-__all__ = ["observe", "gnss_from_xy", "EARTH_RADIUS", "CAMERA_UNAVAILABLE"]
+__all__ = ["observe", "SENSORS", "gnss_from_xy", "EARTH_RADIUS"]
 
-EARTH_RADIUS = 6378137.0  # m, WGS84 equatorial (spherical Mercator, geo-origin at lat 0, lon 0 as CARLA towns)
 G = 9.81
-CAMERA_UNAVAILABLE = "camera sensors come with the rendering work; not available yet"
 
 
 def gnss_from_xy(x: float, y: float, z: float) -> dict[str, float]:
-    """Latitude/longitude (degrees) of a map point through a spherical Mercator projection around (0, 0)."""
-    lon = math.degrees(x / EARTH_RADIUS)
-    lat = math.degrees(2.0 * math.atan(math.exp(y / EARTH_RADIUS)) - 0.5 * math.pi)
-    return {"lat": lat, "lon": lon, "alt": z}
+    """Latitude/longitude (degrees) and altitude of a map point, geo-reference (0, 0) as CARLA's default."""
+    lat, lon, alt = gnss_from_carla_location(*location_to_carla(x, y, z))
+    return {"lat": lat, "lon": lon, "alt": alt}
 
 
 def _objects(sim, ego) -> dict[str, Any]:
@@ -37,6 +43,34 @@ def _xodr_text(sim) -> str:
     return Path(path).read_text() if path else ""
 
 
+def _imu(sim, ego, spec) -> np.ndarray:
+    """The leaderboard's IMU array: accelerometer x, y, z (m/s^2, gravity included), gyroscope x, y, z (rad/s),
+    compass (rad clockwise from north), all in CARLA's vehicle frame (x forward, y right, z up)."""
+    acc = vector_to_carla(ego.ax, ego.ay, G)
+    gyro = angular_velocity_to_carla(0.0, 0.0, ego.yaw_rate)
+    return np.array([*acc, *gyro, compass_from_heading(ego.h)], dtype=np.float64)
+
+
+def _gnss(sim, ego, spec) -> np.ndarray:
+    """The leaderboard's GNSS array: latitude, longitude (degrees), altitude (m)."""
+    g = gnss_from_xy(ego.x, ego.y, ego.z)
+    return np.array([g["lat"], g["lon"], g["alt"]], dtype=np.float64)
+
+
+Handler = Callable[[Any, Any, Mapping[str, Any]], Any]
+
+SENSORS: dict[str, Handler] = {
+    "sensor.speedometer": lambda sim, ego, spec: {"speed": ego.speed},  # m/s, forward
+    "sensor.other.imu": _imu,
+    "sensor.other.gnss": _gnss,
+    "roadtest.pose": lambda sim, ego, spec: {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h},  # inertial frame
+    "roadtest.route": lambda sim, ego, spec: [tuple(p) for p in (sim.meta.get("route") or {}).get("waypoints", [])],
+    "roadtest.objects": lambda sim, ego, spec: _objects(sim, ego),
+    "sensor.opendrive_map": lambda sim, ego, spec: {"opendrive": _xodr_text(sim)},
+}
+NO_EGO_NEEDED = frozenset({"roadtest.route", "sensor.opendrive_map"})
+
+
 def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Sensor data {id: (frame, data)} for the current tick of an EmbeddedSimulation."""
     state = sim.state
@@ -46,30 +80,10 @@ def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
     for spec in specs:
         kind = str(spec.get("type", ""))
         sid = str(spec.get("id", kind))
-        if kind.startswith("sensor.camera") or kind.startswith("sensor.lidar") or kind.startswith("sensor.other.radar"):
-            raise UserError(f"sensor {sid!r} ({kind}): {CAMERA_UNAVAILABLE}")
-        if kind == "roadtest.route":
-            out[sid] = (frame, [tuple(p) for p in (sim.meta.get("route") or {}).get("waypoints", [])])
-            continue
-        if kind == "sensor.opendrive_map":
-            out[sid] = (frame, {"opendrive": _xodr_text(sim)})
-            continue
-        if ego is None:
+        handler = SENSORS.get(kind)
+        if handler is None:
+            raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of {sorted(SENSORS)})")
+        if ego is None and kind not in NO_EGO_NEEDED:
             raise UserError(f"sensor {sid!r} ({kind}): the scenario has no ego vehicle to mount it on")
-        if kind == "sensor.speedometer":
-            data: Any = {"speed": ego.speed}
-        elif kind == "sensor.other.imu":
-            compass = (0.5 * math.pi - ego.h) % math.tau  # radians clockwise from north, as CARLA
-            data = {"accelerometer": [ego.ax, ego.ay, G], "gyroscope": [0.0, 0.0, ego.yaw_rate], "compass": compass}
-        elif kind == "sensor.other.gnss":
-            data = {**gnss_from_xy(ego.x, ego.y, ego.z), "x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
-        elif kind == "roadtest.pose":
-            data = {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
-        elif kind == "roadtest.objects":
-            data = _objects(sim, ego)
-        else:
-            raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of sensor.speedometer, "
-                            "sensor.other.imu, sensor.other.gnss, roadtest.pose, roadtest.route, roadtest.objects, "
-                            "sensor.opendrive_map)")
-        out[sid] = (frame, data)
+        out[sid] = (frame, handler(sim, ego, spec))
     return out

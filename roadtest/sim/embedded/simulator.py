@@ -23,7 +23,7 @@ from roadtest.sim.api import (
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
 from roadtest.sim.embedded.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
-from roadtest.sim.embedded.sensors import observe
+from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.road.api import LaneMatch
 
@@ -110,6 +110,7 @@ class EmbeddedSimulation(Simulation):
         self.detector = EventDetector(self.network, watch=[self.ego_id] if self.ego_id else [])
         goal = (self.meta.get("route") or {}).get("goal") or {}
         self._goal = (float(goal["x"]), float(goal["y"])) if "x" in goal and "y" in goal else None
+        self._goal_dir = _final_direction((self.meta.get("route") or {}).get("waypoints") or [])
         self._timeout = (self.meta.get("expect") or {}).get("timeout")
         self.traffic: Traffic | None = None
         tcfg = self.meta.get("traffic") or {}
@@ -337,10 +338,13 @@ class EmbeddedSimulation(Simulation):
         return LanePos(str(lane.road), int(lane.lane), s, float(lane.t))
 
     def _reached(self, ego: ActorState) -> bool:
-        """Within GOAL_RADIUS of the goal at any point of this tick's motion."""
+        """Within GOAL_RADIUS of the goal at any point of this tick's motion and, when the route has a direction,
+        past the goal along it: the leaderboard counts a route complete only once its last point is passed."""
         gx, gy = self._goal
         prev = self.state.ego if self.state is not None else None
         ax, ay = (prev.x, prev.y) if prev is not None else (ego.x, ego.y)
+        if self._goal_dir is not None and (ego.x - gx) * self._goal_dir[0] + (ego.y - gy) * self._goal_dir[1] <= 0:
+            return False
         dx, dy = ego.x - ax, ego.y - ay
         L2 = dx * dx + dy * dy
         u = 0.0 if L2 == 0 else max(0.0, min(1.0, ((gx - ax) * dx + (gy - ay) * dy) / L2))
@@ -350,10 +354,24 @@ class EmbeddedSimulation(Simulation):
         return observe(self, sensor_specs)
 
 
+def _final_direction(waypoints) -> tuple[float, float] | None:
+    """Unit direction of the route's last segment, None without two distinct waypoints."""
+    pts = [(float(p[0]), float(p[1])) for p in waypoints]
+    for a in reversed(pts[:-1]):
+        d = math.dist(a, pts[-1])
+        if d > 1e-6:
+            return ((pts[-1][0] - a[0]) / d, (pts[-1][1] - a[1]) / d)
+    return None
+
+
 class EmbeddedSimulator(Simulator):
     """The built-in backend: nothing outlives a run, so load() just starts an EmbeddedSimulation."""
 
     name = "embedded"
+
+    @classmethod
+    def sensor_types(cls) -> frozenset[str]:
+        return frozenset(SENSORS)
 
     def load(self, bundle, seed: int = 0, settings: SimSettings | None = None,
              params: Mapping[str, Any] | None = None) -> EmbeddedSimulation:

@@ -10,7 +10,7 @@ import numpy as np
 from roadtest.errors import UserError
 from roadtest.sim.road.network import RoadNetwork, load_map
 
-__all__ = ["map_command", "render_map", "LANE_COLORS"]
+__all__ = ["map_command", "render_map", "signal_label", "LANE_COLORS"]
 
 # BGR fills per OpenDRIVE lane type
 LANE_COLORS = {
@@ -154,7 +154,7 @@ def render_map(net: RoadNetwork, max_px: int = 2000) -> np.ndarray:
             fill = (0, 200, 255) if sg.dynamic else (40, 40, 220)
             cv2.circle(img, (int(u), int(v)), r * 4, fill, -1, **aa)
             cv2.circle(img, (int(u), int(v)), r * 4, (255, 255, 255), 1, **aa)
-            label = f"{sg.type}" + (f".{sg.subtype}" if sg.subtype not in ("-1", "", "none") else "")
+            label = signal_label(sg)
             cv2.putText(img, label, (int(u) // 4 + r + 2, int(v) // 4 - r), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
                         (20, 20, 120), 1, cv2.LINE_AA)
     _scale_bar(img, view)
@@ -162,6 +162,11 @@ def render_map(net: RoadNetwork, max_px: int = 2000) -> np.ndarray:
             f"{len(net.signals)} signals, {len(net.objects)} objects, {net.driving_side}-hand traffic"
     cv2.putText(img, title, (10, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (20, 20, 20), 1, cv2.LINE_AA)
     return img
+
+
+def signal_label(sg) -> str:
+    """A signal's label on the map: the name its author gave it, else its id, else its type code."""
+    return sg.name or sg.id or (f"{sg.type}" + (f".{sg.subtype}" if sg.subtype not in ("-1", "", "none") else ""))
 
 
 def _scale_bar(img: np.ndarray, view: _View) -> None:

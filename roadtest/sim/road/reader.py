@@ -12,6 +12,7 @@ import math
 from lxml import etree
 
 from roadtest.errors import MapError
+from roadtest.units import speed_si
 from roadtest.sim.road.api import RoadMark, Signal
 from roadtest.sim.road.geometry import Arc, Geometry, Line, ParamPoly3, Piecewise, Poly, Poly3, Spiral
 from roadtest.sim.road.model import Connection, Junction, Lane, LaneSection, Link, RawObject, Road
@@ -22,7 +23,6 @@ _REQ = object()
 GAP_TOL = 0.01  # m: planView pieces must meet the next piece and the road length within this
 MAX_ABS = 1e9  # no number in a real map is larger (UTM northings are ~1e7 m); larger ones overflow the cubics
 MAX_LENGTH = 1e6  # m: one road longer than 1000 km is a typo, and would take minutes to sample
-_SPEED_UNITS = {"m/s": 1.0, "km/h": 1 / 3.6, "mph": 0.44704}
 
 
 class ParsedMap:
@@ -222,9 +222,9 @@ def _speed(cx: _Ctx, el) -> float | None:
     if raw.strip() in ("no limit", "undefined", ""):
         return None
     unit = el.get("unit", "m/s")
-    if unit not in _SPEED_UNITS:
+    if unit not in ("m/s", "km/h", "mph"):  # the speed units OpenDRIVE defines
         raise cx.err(el, f"unit={unit!r}: expected m/s, km/h or mph")
-    return cx.f(el, "max") * _SPEED_UNITS[unit]
+    return speed_si(cx.f(el, "max"), unit)
 
 
 _NO_CROSS = {"solid", "solid solid", "curb", "edge", "grass", "concrete"}

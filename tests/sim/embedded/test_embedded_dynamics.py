@@ -34,9 +34,11 @@ def test_full_brake_stops_within_the_deceleration_limit_and_never_reverses():
         st = step_bicycle(st, Control(brake=1.0), P, DT)
         n += 1
     assert st.speed == 0.0
-    assert n * DT == pytest.approx(20.0 / (P.max_decel + 0.15), abs=2 * DT)
+    # dv/dt = -(b + c_rr g + k v^2), b = 9, c_rr = 0.015, k = rho C_d A / (2 m) = 1.225 * 0.3 * 2.2 / (2 * 1845)
+    c, k = P.max_decel + 0.015 * 9.81, 1.225 * 0.3 * 2.2 / (2 * 1845.0)
+    assert n * DT == pytest.approx(math.atan(20.0 * math.sqrt(k / c)) / math.sqrt(k * c), abs=2 * DT)
     assert run(st, Control(brake=1.0), 20).speed == 0.0
-    assert st.x == pytest.approx(20.0 ** 2 / (2 * (P.max_decel + 0.15)), rel=0.05)
+    assert st.x == pytest.approx(math.log((c + k * 20.0 ** 2) / c) / (2 * k), rel=0.02)
 
 
 def test_positive_steer_turns_right_clockwise_as_carla():
@@ -84,9 +86,12 @@ def test_low_friction_limits_acceleration():
 
 
 def test_params_come_from_the_entity_with_defaults_for_missing_values():
-    e = FakeEntity("hero", max_speed=40.0, max_accel=5.0, max_decel=10.0, wheelbase=3.1, max_steer=0.7)
+    e = FakeEntity("hero", max_speed=40.0, max_accel=3.0, max_decel=6.0, wheelbase=3.1, max_steer=0.7)
     p = params_from_entity(e, friction=0.5)
-    assert (p.max_speed, p.max_accel, p.max_decel, p.wheelbase, p.max_steer, p.friction) == (40.0, 5.0, 10.0, 3.1, 0.7, 0.5)
+    assert (p.max_speed, p.max_accel, p.max_decel, p.wheelbase, p.max_steer, p.friction) == (40.0, 3.0, 6.0, 3.1, 0.7, 0.5)
+    # Performance limits above the car's own (launch 4.5 m/s^2, brakes 8 m/s^2) do not make it stronger
+    e.max_accel, e.max_decel = 10.0, 10.0
+    assert (params_from_entity(e).max_accel, params_from_entity(e).max_decel) == (4.5, 8.0)
     e.wheelbase = 0.0
     assert params_from_entity(e).wheelbase == BicycleParams().wheelbase
 

@@ -31,7 +31,6 @@ expect: {reach_goal: true, timeout: 40}
 
 
 def _map(tmp_path, text: str | None = None, example: str | None = None, repo_root=None):
-    pytest.importorskip("roadtest.dsl.bundle_writer", reason="the scenario emitter is another module")
     from roadtest.cli import main
     from roadtest.sim.road import load_map
 

@@ -11,7 +11,6 @@ from roadtest.sim.road import load_map
 
 
 def _bundle(repo_root, tmp_path_factory, name: str):
-    pytest.importorskip("roadtest.dsl.bundle_writer", reason="the scenario emitter is another module")
     from roadtest.cli import main
 
     src = repo_root / "scenarios" / f"{name}.yaml"

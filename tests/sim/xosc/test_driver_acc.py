@@ -100,7 +100,7 @@ def test_override_mode_ignores_speed_actions(tmp_path):
 
 
 def _corpus_ego_diff(conformance_dir: Path, name: str) -> float:
-    from roadtest.sim.conformance import corpus_rows, run_corpus_file
+    from esmini_corpus import corpus_rows, run_corpus_file
 
     row = next(r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith(f"/{name}.xosc"))
     res = run_corpus_file(conformance_dir, row)

@@ -195,7 +195,7 @@ def test_follow_reference_ghost_moves_as_esminis_ghost(conformance_dir):
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_esmini_corpus_files_run_as_esmini(conformance_dir, name):
-    from roadtest.sim.conformance import corpus_rows, run_corpus_file
+    from esmini_corpus import corpus_rows, run_corpus_file
 
     row = next(r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith(f"/{name}.xosc"))
     res = run_corpus_file(conformance_dir, row)

@@ -100,7 +100,7 @@ def test_follows_a_lead_it_cannot_overtake(tmp_path):
 
 
 def test_highway_driver_drives_as_esmini(conformance_dir, monkeypatch):
-    from roadtest.sim.conformance import corpus_rows, run_corpus_file
+    from esmini_corpus import corpus_rows, run_corpus_file
 
     row = next(r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith("/highway_driver.xosc"))
     res = run_corpus_file(conformance_dir, row)

@@ -235,7 +235,7 @@ def test_trail_samples_every_fifth_of_a_second_and_not_while_standing():
 
 
 def test_esmini_follow_ghost_ends_when_esmini_does(conformance_dir):
-    from roadtest.sim.conformance import corpus_rows, run_corpus_file
+    from esmini_corpus import corpus_rows, run_corpus_file
 
     row = next(r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith("/follow_ghost.xosc"))
     res = run_corpus_file(conformance_dir, row)

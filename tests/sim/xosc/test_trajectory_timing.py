@@ -64,7 +64,7 @@ def test_untimed_control_points_leave_the_path_untimed():
 
 
 def test_trajectory_test_nurbs_target_follows_esmini(conformance_dir):
-    from roadtest.sim.conformance import corpus_rows, run_corpus_file
+    from esmini_corpus import corpus_rows, run_corpus_file
 
     rows = [r for r in corpus_rows(conformance_dir) if r["xosc_path"].endswith("/trajectory-test.xosc")]
     if not rows:
