@@ -20,7 +20,7 @@ import yaml
 from roadtest.errors import UserError
 
 __all__ = ["Option", "Question", "action_question", "sign_question", "open_question", "compliant", "excused_rules",
-           "action_phrases", "display", "LETTERS", "question_rng"]
+           "action_phrases", "display", "LETTERS", "question_rng", "sign_meaning"]
 
 LETTERS = "ABCD"
 _IMPERIAL = {"US", "GB"}  # countries whose signs show miles per hour
@@ -176,7 +176,8 @@ def _look(sign: Mapping[str, Any], country: str) -> tuple[str | None, str | None
     return shape, colour
 
 
-def _meaning(sign: Mapping[str, Any], value: float | None, country: str) -> str:
+def sign_meaning(sign: Mapping[str, Any], value: float | None, country: str) -> str:
+    """What a sign (with its value, in the catalogue unit) means, in the words the exam options use."""
     base = str(sign.get("meaning", "")).strip().rstrip(".")
     if value is not None:
         base = base.split(";")[0]  # "Maximum speed; the value is the limit" -> "Maximum speed: 50 km/h"
@@ -193,7 +194,7 @@ def sign_question(qid: str, sign_id: str, value: float | None, country: str, cat
     if sign_id not in catalogue:
         raise UserError(f"exam: sign {sign_id!r} is not in the sign catalogue")
     sign = catalogue[sign_id]
-    right = Option(_meaning(sign, value, country))
+    right = Option(sign_meaning(sign, value, country))
     shape, colour = _look(sign, country)
     rng = question_rng(qid, "sign")
     pool = []
@@ -207,12 +208,12 @@ def sign_question(qid: str, sign_id: str, value: float | None, country: str, cat
     wrong: list[Option] = []
     if value is not None and sign.get("value") == "required":  # the same sign with another value looks most alike
         alt = value + (20.0 if value < 100 else -20.0)
-        wrong.append(Option(_meaning(sign, alt, country), (sign_id,)))
+        wrong.append(Option(sign_meaning(sign, alt, country), (sign_id,)))
     for _, _, other_id, other in pool:
         if len(wrong) == 3:
             break
         o_value = value if other.get("value") == "required" and value is not None else None
-        text = _meaning(other, o_value, country)
+        text = sign_meaning(other, o_value, country)
         if text and text not in {right.text, *(w.text for w in wrong)}:
             wrong.append(Option(text, (other_id,)))
     if len(wrong) < 3:
@@ -229,7 +230,7 @@ def sign_question(qid: str, sign_id: str, value: float | None, country: str, cat
 def open_question(qid: str, signs: Sequence[tuple[str, float | None]], action: Question | None, country: str,
                   catalogue: Mapping[str, Mapping[str, Any]]) -> Question:
     """"Identify the signs and the required actions": the key names each sign and the compliant action."""
-    seen = [{"id": s, "meaning": _meaning(catalogue[s], v, country)} for s, v in signs if s in catalogue]
+    seen = [{"id": s, "meaning": sign_meaning(catalogue[s], v, country)} for s, v in signs if s in catalogue]
     right = action.options[LETTERS.index(action.answer)].text if action is not None else ""
     key = "; ".join(x["meaning"] for x in seen) or "no signs"
     prompt = (f"You are driving in {country}. Identify the traffic signs in the image and the actions the traffic "

@@ -35,6 +35,12 @@ def _image(exam_dir: Path, rel: str):
     return img[:, :, ::-1].copy()  # BGR -> RGB, as the backends take it
 
 
+def _exam_camera(exam_dir: Path) -> dict[str, Any]:
+    """The camera the exam's frames were rendered with (exam_summary.json), for perception that needs its fov."""
+    path = exam_dir / "exam_summary.json"
+    return json.loads(path.read_text()).get("camera", {}) if path.exists() else {}
+
+
 def _ask(backend, messages, images, timeout: float, retries: int, backoff: float):
     from roadtest.agents.vlm.backends import BackendCallError
 
@@ -56,6 +62,10 @@ def take_exam(exam_dir: Path, config: Mapping[str, Any], out: Path, judge: bool 
     questions = read_jsonl(exam_dir / "exam.jsonl")
     if not questions:
         raise UserError(f"{exam_dir / 'exam.jsonl'}: no questions")
+    if backend is None and config.get("backend") == "builtin":
+        from roadtest.exam.builtin_examinee import BuiltinExaminee
+
+        backend = BuiltinExaminee(config, fov=_exam_camera(exam_dir).get("fov", 90.0))
     backend = backend or make_backend(config)
     timeout, retries, backoff = float(config["timeout_s"]), int(config["retries"]), float(config["backoff_s"])
     out.mkdir(parents=True, exist_ok=True)
