@@ -56,7 +56,8 @@ def _run(a: argparse.Namespace) -> int:
 
     return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
-                       executor=a.executor, address=a.address, retries=a.retries)
+                       executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
+                       save_sensors=a.save_sensors)
 
 
 def _rules_list(a: argparse.Namespace) -> int:
@@ -164,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retries", type=int, default=None, metavar="N",
                    help="With --executor ray: attempts after a lost worker before the run counts as an "
                         "infrastructure failure (default 2).")
+    p.add_argument("--camera", action="append", default=None, metavar="RIG",
+                   help="Attach cameras beside the agent's sensors: front, uniad (six 1600x900), bev, or a JSON/YAML "
+                        "file of sensor specs. Repeatable.")
+    p.add_argument("--save-sensors", action="store_true",
+                   help="Save every rendered frame as PNG under OUT/runs/<run id>/sensors/<sensor id>/.")
 
     rules = _add(sub, "rules", lambda a: a._parser.error("a subcommand is required (list, show, check)"),
                  "The atomic traffic-rule catalogue.")

@@ -15,12 +15,12 @@ import yaml
 
 from roadtest.rules.catalogue_model import CONTEXT_FACTS, Rule, get_rule, load_catalogue
 from roadtest.errors import UserError
+from roadtest.dsl.model import driving_side
 
 __all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml", "fit_emergency_scene"]
 
 DEFAULT_FACTS = {"road": "urban", "junction": "none", "center_marking": "dashed", "lane_change": "permitted",
                  "visibility": "normal", "light": "day", "zone": "none", "traffic": "two_way"}
-LEFT_HAND = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "SG", "MY", "TH", "ZA"})
 YELLOW_CENTRE = frozenset({"CN", "US", "CA", "KR"})
 # roadtest's default limits per road kind, km/h at the YAML surface
 DECORATIVE = frozenset({"tunnel", "pedestrian_crossing", "school_zone", "work_zone"})
@@ -158,7 +158,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
         actors.extend(_actors_for(need, road))
     env = {"weather": "fog_dense" if f["visibility"] == "low" else "clear",
            "time": "23:00" if f["light"] == "night" else "12:00"}
-    turn = "left" if country in LEFT_HAND else "right"  # the near-side turn: no oncoming traffic to cross
+    turn = "left" if driving_side(country) == "left" else "right"  # the near-side turn: no oncoming traffic to cross
     ego_s = 45 if "emergency_vehicle" in comp.actors else 10
     route = {"exit": turn if kind == "t_junction" else "straight"} if at_junction else {"distance": length - ego_s - 30}
     ego_speed = {"urban": 30, "rural": 50, "expressway": 70}[f["road"]]

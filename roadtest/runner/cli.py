@@ -81,14 +81,16 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
-              timeout: float, backend: str, trace_csv: Path | None = None) -> list[Job]:
-    """Every (variant, seed, agent) run, in target order then seed order."""
+              timeout: float, backend: str, trace_csv: Path | None = None,
+              extra: dict[str, Any] | None = None) -> list[Job]:
+    """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving)
+    goes to every job."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None))
+                            trace_csv=str(trace_csv) if trace_csv else None, extra=dict(extra or {})))
     return jobs
 
 
@@ -118,9 +120,13 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
-                address: str | None = None, retries: int | None = None) -> int:
+                address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
+                save_sensors: bool = False) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
-    scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/."""
+    scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
+
+    `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
+    `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png."""
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
@@ -148,7 +154,14 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
     print(f"roadtest: results in {out}", file=sys.stderr)
-    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv)
+    extra: dict[str, Any] = {}
+    if cameras:
+        from roadtest.sim.embedded.render.rigs import rig_specs
+
+        extra["sensors"] = [s for name in cameras for s in rig_specs(name)]
+    if save_sensors:
+        extra["save_sensors"] = True
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:

@@ -117,8 +117,12 @@ def _why(e: BaseException) -> str:
 
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
-                deadline: float | None = None, trace_csv: str | None = None) -> Trace:
-    """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure."""
+                deadline: float | None = None, trace_csv: str | None = None, sensors: list | None = None,
+                save_sensors: str | Path | None = None) -> Trace:
+    """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure.
+
+    `sensors` are attached beside the agent's own (its input_data gets them too); `save_sensors` is a folder
+    that receives every image reading as PNG (FrameSaver)."""
     from roadtest.errors import UserError
 
     try:
@@ -128,6 +132,7 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
     except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
         raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
     agent = None
+    specs: list = []
     try:
         meta = getattr(bundle, "meta", None) or {}
         has_limit = settings.max_time is not None or (meta.get("expect") or {}).get("timeout") is not None
@@ -149,16 +154,31 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 raise EpisodeError("invalid", str(e)) from e
             except Exception as e:  # noqa: BLE001
                 raise EpisodeError("agent_error", f"agent setup failed: {_why(e)}") from e
+        clash = sorted({str(s.get("id")) for s in specs} & {str(s.get("id")) for s in sensors or []})
+        if clash:
+            raise EpisodeError("invalid", f"--camera: sensor id(s) {', '.join(clash)} already used by the agent")
+        specs += list(sensors or [])
+        saver = None
+        if save_sensors is not None:
+            from roadtest.runner.sensor_frames import FrameSaver
+
+            saver = FrameSaver(save_sensors)
         while not sim.done:
             if deadline is not None and time.monotonic() > deadline:
                 sim.end(Termination.STOPPED, "wall-clock limit reached")
                 raise EpisodeError("timeout", "wall-clock limit reached", sim.trace)
             control = output = None
-            if agent is not None:
+            data: dict = {}
+            if specs:
                 try:
                     data = sim.observe(specs)
+                except UserError as e:  # a sensor spec the simulator cannot serve
+                    raise EpisodeError("invalid", f"sensors: {e}") from e
                 except Exception as e:  # noqa: BLE001
                     raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
+                if saver is not None:
+                    saver(data)
+            if agent is not None:
                 t = sim.state.time if sim.state is not None else 0.0
                 try:
                     control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
@@ -251,7 +271,9 @@ def execute_run(job: Job) -> dict[str, Any]:
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
-                            deadline=start + job.timeout, trace_csv=job.trace_csv)
+                            deadline=start + job.timeout, trace_csv=job.trace_csv,
+                            sensors=job.extra.get("sensors"),
+                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None)
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace

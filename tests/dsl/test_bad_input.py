@@ -108,7 +108,7 @@ def test_binary_file_is_located(tmp_path):
     assert (p.line, p.col) == (2, 6), str(p)
 
 
-@pytest.mark.parametrize("country, expected", [("XX", "expected one of CN, DE, JP, US"), ("de", "did you mean 'DE'")])
+@pytest.mark.parametrize("country, expected", [("XX", "expected one of CN, DE, FR, GB, JP, US"), ("de", "did you mean 'DE'")])
 def test_unknown_country_is_an_error_at_country(tmp_path, country, expected):
     f = tmp_path / "c.yaml"
     f.write_text(GOOD.format(country=country))
@@ -162,7 +162,7 @@ def test_schema_lists_the_supported_countries():
 
     from roadtest.dsl.schema import schema_json
 
-    assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "JP", "US"]
+    assert json.loads(schema_json())["properties"]["country"]["enum"] == ["CN", "DE", "FR", "GB", "JP", "US"]
 
 
 @pytest.mark.parametrize("command", ["convert", "run"])

@@ -17,7 +17,7 @@ from roadtest.errors import UserError
 from roadtest.sim.carla.frames import (EARTH_RADIUS, angular_velocity_to_carla, compass_from_heading, gnss_from_carla_location,
                                        location_to_carla, vector_to_carla)
 
-__all__ = ["observe", "SENSORS", "gnss_from_xy", "EARTH_RADIUS"]
+__all__ = ["observe", "SENSORS", "CAMERA_TYPES", "gnss_from_xy", "EARTH_RADIUS"]
 
 G = 9.81
 
@@ -71,15 +71,42 @@ SENSORS: dict[str, Handler] = {
 NO_EGO_NEEDED = frozenset({"roadtest.route", "sensor.opendrive_map"})
 
 
+def _run_cameras(sim):
+    """The run's cameras; the renderer (and the process's GL context) is made on the first camera reading."""
+    cams = getattr(sim, "cameras", None)
+    if cams is None:
+        from roadtest.sim.embedded.render.cameras import Cameras
+
+        cams = sim.cameras = Cameras(sim.network)
+    return cams
+
+
+# rendered by roadtest.sim.embedded.render: BGRA images in CARLA's formats (observe() renders a tick's cameras
+# together, so cameras with the same mounting share one render)
+CAMERA_TYPES = frozenset({"sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation",
+                          "roadtest.bev"})
+
+
+def _camera(sim, ego, spec) -> Any:
+    """One camera's image by itself."""
+    return _run_cameras(sim).observe(sim.state, [spec])[str(spec.get("id", spec.get("type")))][1]
+
+
+SENSORS.update({kind: _camera for kind in CAMERA_TYPES})
+
+
 def observe(sim, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Sensor data {id: (frame, data)} for the current tick of an EmbeddedSimulation."""
     state = sim.state
     ego = state.ego if state is not None else None
     frame = state.frame if state is not None else 0
-    out: dict[str, Any] = {}
+    cams = [s for s in specs if s.get("type") in CAMERA_TYPES]
+    out: dict[str, Any] = _run_cameras(sim).observe(state, cams) if cams and ego is not None else {}
     for spec in specs:
         kind = str(spec.get("type", ""))
         sid = str(spec.get("id", kind))
+        if kind in CAMERA_TYPES and sid in out:  # (frame, image): a camera's frame stands until its sensor_tick
+            continue
         handler = SENSORS.get(kind)
         if handler is None:
             raise UserError(f"sensor {sid!r}: unknown sensor type {kind!r} (expected one of {sorted(SENSORS)})")

@@ -353,6 +353,11 @@ class EmbeddedSimulation(Simulation):
     def _observe(self, sensor_specs: list[Mapping[str, Any]]) -> dict[str, Any]:
         return observe(self, sensor_specs)
 
+    def _close(self) -> None:
+        cams = self.__dict__.pop("cameras", None)  # the renderer, when a camera was ever read
+        if cams is not None:
+            cams.release()
+
 
 def _final_direction(waypoints) -> tuple[float, float] | None:
     """Unit direction of the route's last segment, None without two distinct waypoints."""

@@ -121,6 +121,8 @@ class Road:
     signals: list[Signal] = field(default_factory=list)
     objects: list[RawObject] = field(default_factory=list)
     line: int = 0
+    tunnels: list[tuple[float, float]] = field(default_factory=list)  # <objects><tunnel>: (s, length) m
+    bridges: list[tuple[float, float]] = field(default_factory=list)  # <objects><bridge>: (s, length) m
 
     def __post_init__(self) -> None:
         self.geom_starts = np.array([g.s for g in self.geoms], dtype=float)

@@ -214,6 +214,8 @@ def _road(cx: _Ctx, el) -> Road:
     objs = el.find("objects")
     if objs is not None:
         road.objects = [_object(cx, o) for o in objs.iterfind("object")]
+        road.tunnels = [(cx.f(o, "s"), cx.f(o, "length")) for o in objs.iterfind("tunnel")]
+        road.bridges = [(cx.f(o, "s"), cx.f(o, "length")) for o in objs.iterfind("bridge")]
     return road
 
 
