@@ -57,7 +57,14 @@ def _run(a: argparse.Namespace) -> int:
     return run_command(target=a.target, agent=a.agent, seeds=a.seeds, seed=a.seed, tick=a.tick, workers=a.workers,
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
-                       save_sensors=a.save_sensors)
+                       save_sensors=a.save_sensors, agent_config=a.agent_config,
+                       backend_options=_carla_options(a))
+
+
+def _carla_options(a: argparse.Namespace) -> dict:
+    """The --carla-* values given, as CarlaSimulator keyword arguments."""
+    given = {"host": a.carla_host, "port": a.carla_port, "tm_port": a.carla_tm_port, "weather": a.carla_weather}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _rules_list(a: argparse.Namespace) -> int:
@@ -114,6 +121,26 @@ def _compose(a: argparse.Namespace) -> int:
     return compose_command(a.rule_ids, a.country, a.out)
 
 
+def _replay(a: argparse.Namespace) -> int:
+    if a.carla:
+        from roadtest.report.carla_replay import carla_replay_command
+
+        return carla_replay_command(a.run_dir, a.carla)
+    if a.rerun:
+        from roadtest.report.rerun_export import rerun_command
+
+        return rerun_command(a.run_dir, a.out or Path("run.rrd"))
+    from roadtest.report.video import replay_command
+
+    return replay_command(a.run_dir, a.out or Path("clip.mp4"), a.at, a.views, a.fps, a.span)
+
+
+def _report(a: argparse.Namespace) -> int:
+    from roadtest.report.html import report_command
+
+    return report_command(a.results_dir, a.out, a.clips)
+
+
 def _add(sub: Any, name: str, run: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help, description=help)
     p.set_defaults(_run=run, _parser=p)
@@ -146,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--agent", default=None, metavar="NAME",
                    help="Agent name (expert, lane-follower, idle) or path/file.py:Class. "
                         "Default: the ego under its scenario controller.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
+                   help="The agent's config file (.yaml or .json), e.g. uniad.yaml for --agent e2e-server.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")
@@ -158,6 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Also write every entity's state each tick as CSV (single run).")
     p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
+    p.add_argument("--carla-host", default=None, metavar="HOST[:PORT]",
+                   help="CARLA server host, optionally with its RPC port (with --backend carla; default localhost).")
+    p.add_argument("--carla-port", default=None, metavar="PORT[,PORT...]",
+                   help="CARLA server RPC port (default 2000); several servers as 2000,2003,... (one per worker).")
+    p.add_argument("--carla-tm-port", type=int, default=None, metavar="PORT",
+                   help="CARLA Traffic Manager port (default 8000).")
+    p.add_argument("--carla-weather", default=None, metavar="MAPPING",
+                   help="Environment to CARLA weather: roadtest (default, the richer mapping) or scenario_runner.")
     p.add_argument("--executor", default="local", metavar="NAME",
                    help="local (worker processes on this machine, the default) or ray (a Ray cluster).")
     p.add_argument("--address", default=None, metavar="ADDR",
@@ -208,6 +245,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("road_results", type=Path, help="Results folder of `roadtest run` on the same suite.")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="JSON", help="JSON to write (default EXAM_RESULTS/compare.json).")
 
+    p = _add(sub, "replay", _replay, "Replay a run: a video clip, a Rerun recording, or the CARLA recorder file on a server.")
+    p.add_argument("run_dir", type=Path, help="Run folder: OUT/runs/<run id>/.")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="FILE",
+                   help="Clip .mp4 (default clip.mp4), or .rrd with --rerun (default run.rrd).")
+    p.add_argument("--at", default=None, metavar="WHEN",
+                   help="violation, collision or a time in s: clips from 5 s before to 2 s after; default the whole run.")
+    p.add_argument("--views", default=None, metavar="LIST",
+                   help="Comma-separated views: bev, a saved sensor id, or a camera rig (front, uniad) to re-render. "
+                        "Default: bev and every saved camera view.")
+    p.add_argument("--fps", type=float, default=None, metavar="F", help="Frames per second (default: the trace's rate).")
+    p.add_argument("--span", type=float, default=80.0, metavar="METRES",
+                   help="Metres the bird's-eye view covers (default 80).")
+    p.add_argument("--rerun", action="store_true", help="Write a Rerun recording (.rrd) instead of a clip.")
+    p.add_argument("--carla", default=None, metavar="HOST:PORT",
+                   help="Replay the run's CARLA recorder file on that server.")
+
+    p = _add(sub, "report", _report, "Write one static HTML page of a suite's results: table, figures, per-run plots and clips.")
+    p.add_argument("results_dir", type=Path, help="Results folder of `roadtest run` (results.jsonl, runs/).")
+    p.add_argument("-o", "--out", type=Path, default=Path("report.html"), metavar="HTML",
+                   help="HTML page to write; its files go beside it in <name>_files/ (default report.html).")
+    p.add_argument("--clips", action="store_true",
+                   help="Also render each run's clip (its first violation, else the whole run).")
+
     p = _add(sub, "compose", _compose, "Write a scenario whose scene satisfies every composed rule's context.")
     p.add_argument("rule_ids", nargs="+", help="Rule ids to compose into one scene.")
     p.add_argument("--country", default="CN", metavar="CC", help="ISO 3166 alpha-2 country code (default CN).")
@@ -217,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
-            "signs list", "exam build", "exam run", "exam compare", "compose")
+            "signs list", "exam build", "exam run", "exam compare", "replay", "report", "compose")
 
 
 def main(argv: list[str] | None = None) -> int:

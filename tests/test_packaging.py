@@ -25,7 +25,10 @@ def _dist(requirement: str) -> str:
 
 def _imports(folder: Path) -> dict[str, dict[str, bool]]:
     """Top-level module -> {file: imported at module level?} for every absolute third-party import under folder."""
-    local = {p.stem for p in folder.rglob("*.py")} | {p.name for p in folder.rglob("*") if p.is_dir()}
+    everywhere = {p.stem for p in folder.rglob("*.py")} | {p.name for p in folder.rglob("*") if p.is_dir()}
+    # a declared package is third-party even where a roadtest folder shares its name (roadtest/sim/carla/), except
+    # inside a folder of stand-ins that provides that very top-level name (leaderboard_compat/shims/carla/)
+    local = {n for n in everywhere if _dist(n) not in DECLARED}
     found: dict[str, dict[str, bool]] = {}
     for f in sorted(folder.rglob("*.py")):
         tree = ast.parse(f.read_text(), str(f))
@@ -43,6 +46,9 @@ def _imports(folder: Path) -> dict[str, dict[str, bool]]:
                 root = name.split(".")[0]
                 if root in sys.stdlib_module_names or root == "roadtest" or root in local:
                     continue
+                if any((parent / root).is_dir() or (parent / f"{root}.py").is_file()
+                       for parent in f.parents if parent.name == "shims"):
+                    continue
                 at_top = found.setdefault(root, {}).get(str(f), False) or id(node) in module_level
                 found[root][str(f.relative_to(REPO))] = at_top
     return found
@@ -56,11 +62,18 @@ def _module_dists(module: str) -> set[str]:
 CORE = {_dist(r) for r in PYPROJECT["project"]["dependencies"]}
 EXTRAS = {k: {_dist(r) for r in v} for k, v in PYPROJECT["project"].get("optional-dependencies", {}).items()}
 OPTIONAL = set().union(*(v for k, v in EXTRAS.items() if k != "dev"))
+# scripts that run in another project's environment: their imports (the model's torch, Bench2DriveZoo's own
+# mmcv) are that environment's, never roadtest's dependencies; they import only the standard library at the top
+FOREIGN_ENV = {"roadtest/agents/baselines/e2e_server.py"}
+DECLARED = CORE | set().union(*EXTRAS.values())
 
 
 def test_every_import_of_roadtest_is_declared_and_module_level_ones_are_core():
     missing, heavy_at_top = [], []
     for module, files in _imports(REPO / "roadtest").items():
+        files = {f: top for f, top in files.items() if f not in FOREIGN_ENV}
+        if not files:
+            continue
         dists = _module_dists(module)
         if not dists & (CORE | OPTIONAL):
             missing.append(f"{module} ({', '.join(sorted(files))})")

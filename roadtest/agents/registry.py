@@ -1,4 +1,4 @@
-"""Agents by name ("expert", "lane-follower", "idle") or from a user's file ("path/to/file.py:ClassName").
+"""Agents by name ("expert", "lane-follower", "idle", "e2e-server") or from a user's file ("path/to/file.py:ClassName").
 
 A file's class that derives from roadtest's AutonomousAgent is built directly; any other class with run_step
 and sensors (a CARLA leaderboard agent above all) runs through leaderboard_compat.adapter.LeaderboardAgent."""
@@ -21,6 +21,7 @@ AGENTS: dict[str, str] = {
     "expert": "roadtest.agents.expert:ExpertAgent",
     "lane-follower": "roadtest.agents.lane_follower:LaneFollowerAgent",
     "idle": "roadtest.agents.idle:IdleAgent",
+    "e2e-server": "roadtest.agents.baselines.agent:E2EServerAgent",
 }
 
 

@@ -75,7 +75,8 @@ def environment(env) -> xosc.Environment:
     else:
         cloud = xosc.CloudState.free if env.cloudiness <= 0.2 else (
             xosc.CloudState.cloudy if env.cloudiness <= 0.6 else xosc.CloudState.overcast)
-    azimuth = (math.pi * ((hh + mm / 60.0) - 6.0) / 12.0) % (2 * math.pi)  # east at 06:00, west at 18:00
+    # OpenSCENARIO's Sun azimuth: 0 = north, clockwise (pi/2 east): east at 06:00, south at noon, west at 18:00
+    azimuth = (math.pi * (hh + mm / 60.0) / 12.0) % (2 * math.pi)
     sun = xosc.Sun(round(1.0 - env.cloudiness, 4), round(azimuth, 6), round(env.sun_elevation, 6))
     fog = xosc.Fog(int(round(env.fog_visual_range)))
     ptype = {"none": xosc.PrecipitationType.dry, "rain": xosc.PrecipitationType.rain,

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from roadtest.errors import UserError
+from roadtest.report.exam_matrix import EXAM_FILE
 
-__all__ = ["CELLS", "matrix", "compare_command", "read_jsonl"]
+__all__ = ["CELLS", "matrix", "compare_command", "read_jsonl", "report_items"]
 
 CELLS = ("knows_complies", "knows_violates", "unknown_complies", "unknown_violates")
 _COMPLY = {"satisfied", "excused"}
@@ -87,6 +88,13 @@ def matrix(answers: Iterable[Mapping[str, Any]], records: Iterable[Mapping[str, 
             "unmatched": {"exam_only": len(set(know) - set(road)), "road_only": len(set(road) - set(know))}}
 
 
+def report_items(m: dict[str, Any]) -> dict[str, Any]:
+    """The matrix in the shape the HTML report reads (roadtest/report/exam_matrix.py)."""
+    return {"version": 1, "exam": m.get("model") or "",
+            "items": [{"scenario": c["variant"], "rule": c["rule"], "exam": "correct" if c["knows"] else "wrong",
+                       "road": "followed" if c["complies"] else "broken"} for c in m["cells"]]}
+
+
 def compare_command(exam_results: Path, road_results: Path, out: Path | None = None) -> int:
     """`roadtest exam compare`: print the four-cell table per rule and write it as JSON."""
     from rich.console import Console
@@ -103,6 +111,7 @@ def compare_command(exam_results: Path, road_results: Path, out: Path | None = N
     target = Path(out) if out else Path(exam_results) / "compare.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(m, indent=1))
+    (Path(road_results) / EXAM_FILE).write_text(json.dumps(report_items(m), indent=1))  # `roadtest report` shows it
     table = Table(title=f"exam vs road{f' - {model}' if model else ''}: (rule, scene) pairs")
     for col in ("rule", "knows & complies", "knows, violates", "unknown, complies", "neither"):
         table.add_column(col)

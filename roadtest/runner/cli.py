@@ -82,15 +82,16 @@ def resolve_target(target: Path, out: Path) -> list[tuple[str, str]]:
 
 def plan_jobs(bundles: list[tuple[str, str]], agent: str | None, seeds: int, seed: int, tick: float, out: Path,
               timeout: float, backend: str, trace_csv: Path | None = None,
-              extra: dict[str, Any] | None = None) -> list[Job]:
-    """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving)
-    goes to every job."""
+              extra: dict[str, Any] | None = None, agent_config: Path | None = None) -> list[Job]:
+    """Every (variant, seed, agent) run, in target order then seed order; `extra` (attached sensors, saving,
+    server limits, the backend's options) goes to every job."""
     jobs = []
     for variant, path in bundles:
         for s in range(seed, seed + seeds):
             jobs.append(Job(run_id=run_id_for(variant, s, agent), bundle=path, variant=variant, seed=s, agent=agent,
                             tick=tick, out=str(out), timeout=timeout, backend=backend,
-                            trace_csv=str(trace_csv) if trace_csv else None, extra=dict(extra or {})))
+                            trace_csv=str(trace_csv) if trace_csv else None, extra=dict(extra or {}),
+                            agent_config=str(Path(agent_config).resolve()) if agent_config else None))
     return jobs
 
 
@@ -121,23 +122,39 @@ def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, 
 def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: float, workers: int, out: Path | None,
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
-                save_sensors: bool = False) -> int:
+                save_sensors: bool = False, agent_config: Path | None = None,
+                backend_options: dict[str, Any] | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
     `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
-    `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png."""
+    `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png;
+    `agent_config` is the agent's config file."""
+    limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
 
     _check(seeds, tick, workers, timeout, backend, executor)
+    if backend_options and backend != "carla":
+        raise UserError(f"--carla-*: only with --backend carla, not {backend!r}")
+    from roadtest.runner.episode import simulator_class
+
+    simulator_class(backend).preflight(**(backend_options or {}))  # an unreachable server: exit 2 before any run
     if agent:
         from roadtest.agents.registry import agent_class
 
         from roadtest.runner.episode import check_agent_sensors
 
-        agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
-        check_agent_sensors(agent, backend)  # and so is a sensor the backend cannot provide
+        cls = agent_class(agent)  # an unknown agent is the user's mistake: say so before starting workers
+        if agent_config is not None and hasattr(cls, "check_config"):
+            cls.check_config(agent_config)
+        if agent_config is not None and hasattr(cls, "server_scope"):  # at most max_concurrency runs per model server
+            from roadtest.runner.limits import server_limit
+
+            limits = server_limit(cls.server_scope(agent_config))
+        check_agent_sensors(agent, backend, agent_config)  # and so is a sensor the backend cannot provide
+    elif agent_config is not None:
+        raise UserError("--agent-config: needs --agent")
     if resume and out is None:
         raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
     items = expand(Path(target))
@@ -154,14 +171,17 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
     print(f"roadtest: results in {out}", file=sys.stderr)
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(limits)
     if cameras:
         from roadtest.sim.embedded.render.rigs import rig_specs
 
         extra["sensors"] = [s for name in cameras for s in rig_specs(name)]
     if save_sensors:
         extra["save_sensors"] = True
-    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra)
+    if backend_options:
+        extra["backend_options"] = dict(backend_options)
+    jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
+                     agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:

@@ -40,6 +40,7 @@ class Job:
     timeout: float  # s wall clock
     backend: str = "embedded"
     trace_csv: str | None = None
+    agent_config: str | None = None  # the agent's config file (--agent-config)
     reference: bool = True  # compute (or reuse) the expert's reference trace for planning L2
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -73,9 +74,9 @@ def simulator_class(backend: str) -> type:
         raise UserError(f"backend {backend!r} is not available ({e})") from e
 
 
-def simulator_for(backend: str):
-    """A Simulator instance for `backend` (see simulator_class)."""
-    return simulator_class(backend)()
+def simulator_for(backend: str, options: dict[str, Any] | None = None):
+    """A Simulator instance for `backend` (see simulator_class), built with the backend's options."""
+    return simulator_class(backend)(**(options or {}))
 
 
 def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
@@ -87,7 +88,7 @@ def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
     return check_sensors(agent.sensors(), cls.sensor_types(), f"the {backend!r} backend", name)
 
 
-def check_agent_sensors(agent_name: str, backend: str) -> None:
+def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None) -> None:
     """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
 
     An agent that raises anything else here is left to its runs, which report it as their agent_error."""
@@ -96,7 +97,7 @@ def check_agent_sensors(agent_name: str, backend: str) -> None:
 
     agent = None
     try:
-        agent = load_agent(agent_name)
+        agent = load_agent(agent_name, agent_config)
         agent_sensors(agent, backend)
     except UserError:
         raise
@@ -118,18 +119,26 @@ def _why(e: BaseException) -> str:
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
                 deadline: float | None = None, trace_csv: str | None = None, sensors: list | None = None,
-                save_sensors: str | Path | None = None) -> Trace:
+                save_sensors: str | Path | None = None, agent_config: str | None = None,
+                backend_options: dict[str, Any] | None = None) -> Trace:
     """Drive one run to its end and return the Trace; raise EpisodeError classifying any failure.
 
     `sensors` are attached beside the agent's own (its input_data gets them too); `save_sensors` is a folder
-    that receives every image reading as PNG (FrameSaver)."""
+    that receives every image reading as PNG (FrameSaver); `agent_config` is the agent's config (file or mapping);
+    `backend_options` build the Simulator."""
     from roadtest.errors import UserError
 
     try:
-        sim = simulator_for(backend).load(bundle, seed, settings)
+        simulator = simulator_for(backend, backend_options)
+    except UserError as e:
+        raise EpisodeError("invalid", str(e)) from e
+    try:
+        sim = simulator.load(bundle, seed, settings)
     except UserError as e:  # the scenario file is wrong (located message): the user's to fix, not a crash
+        simulator.close()
         raise EpisodeError("invalid", str(e)) from e
     except Exception as e:  # noqa: BLE001 - a broken bundle or simulator is the infrastructure's failure
+        simulator.close()
         raise EpisodeError("sim_error", f"loading the bundle failed: {_why(e)}") from e
     agent = None
     specs: list = []
@@ -140,12 +149,12 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name)
+                agent = load_agent(agent_name, agent_config)
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
                 route = meta.get("route") or {}
                 wps = route.get("waypoints")
-                if wps and isinstance(agent, LeaderboardAgent):
+                if wps and (isinstance(agent, LeaderboardAgent) or getattr(agent, "takes_route", False)):
                     agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
                 elif wps and hasattr(agent, "set_global_plan"):
                     agent.set_global_plan(wps)
@@ -203,6 +212,10 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             sim.close()
         except Exception:  # noqa: BLE001
             pass
+        try:
+            simulator.close()
+        except Exception:  # noqa: BLE001
+            pass
     trace = sim.trace
     trace.info.setdefault("seed", seed)
     trace.info["agent"] = agent_name
@@ -228,7 +241,8 @@ def reference_trace(job: Job, bundle) -> tuple[Trace | None, str | None]:
 
         if REFERENCE_AGENT not in AGENTS:
             return None, "no expert agent registered: no reference trace"
-        trace = run_episode(bundle, job.seed, REFERENCE_AGENT, SimSettings(tick=job.tick), job.backend)
+        trace = run_episode(bundle, job.seed, REFERENCE_AGENT, SimSettings(tick=job.tick), job.backend,
+                            backend_options=job.extra.get("backend_options"))
     except Exception as e:  # noqa: BLE001 - the reference is optional; the run still scores without it
         return None, f"reference (expert) run failed: {e}"
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.gz")
@@ -270,10 +284,14 @@ def execute_run(job: Job) -> dict[str, Any]:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
         record["scenario"] = meta.get("scenario") or bundle.id
+        options = dict(job.extra.get("backend_options") or {})
+        if job.backend == "carla":
+            options["record_dir"] = str(run_dir)  # CARLA's recorder file beside the trace
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv,
                             sensors=job.extra.get("sensors"),
-                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None)
+                            save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None,
+                            agent_config=job.agent_config, backend_options=options)
         status, reason = "completed", ""
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace

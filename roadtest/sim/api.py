@@ -378,5 +378,9 @@ class Simulator(ABC):
         """The sensor type strings ("sensor.speedometer", ...) this backend provides; None: it does not say."""
         return None
 
+    @classmethod
+    def preflight(cls, **options: Any) -> None:
+        """Check, before a suite's first run, that the backend can run with these options (UserError if not)."""
+
     def close(self) -> None:
         """Release the connection; idempotent."""

@@ -22,7 +22,7 @@ def _python(code: str, *path: Path) -> str:
     """Run code in a fresh interpreter (so sys.modules is clean) with roadtest and `path` importable."""
     env_path = ":".join([str(REPO), *map(str, path)])
     res = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=60)
+                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin", "HOME": str(HERE)}, timeout=60)  # the real carla crashes without HOME
     assert res.returncode == 0, res.stderr
     return res.stdout.strip()
 

@@ -252,3 +252,14 @@ def test_every_actor_and_behaviour_validates(kind, country, tmp_path):
     first = {n: (out / n).read_bytes() for n in ("scenario.xosc", "road.xodr", "meta.json")}
     again = write_bundle(variant(_every_behaviour(kind, country), "all"), tmp_path)
     assert {n: (again / n).read_bytes() for n in first} == first
+
+
+@pytest.mark.parametrize("time, azimuth", [("06:00", math.pi / 2), ("12:00", math.pi), ("18:00", 1.5 * math.pi),
+                                           ("21:30", 21.5 / 12 * math.pi)])
+def test_sun_azimuth_is_the_standards_north_clockwise(time, azimuth):
+    # OpenSCENARIO 1.0 Sun.azimuth: 0 = north, pi/2 = east, pi = south, 3/2 pi = west (northern sun path)
+    from roadtest.dsl.emit_xosc import environment
+    from roadtest.dsl.model import Environment
+
+    env = environment(Environment(time=time))
+    assert env.weather.sun.azimuth == pytest.approx(azimuth, abs=1e-6)

@@ -135,3 +135,7 @@ def test_exam_compare_against_a_road_test_of_the_same_suite(exam, tmp_path, caps
     assert cells[("stop_sign", "stop-sign-t-junction")] == "knows_violates"
     assert all(c.startswith("knows_") for c in cells.values())
     assert "knows & complies" in capsys.readouterr().out
+    from roadtest.report.exam_matrix import load_exam_matrix
+
+    shown = load_exam_matrix(tmp_path / "road", None)  # what `roadtest report` of the road results shows
+    assert shown.counts.get(("correct", "broken"), 0) == sum(1 for c in cells.values() if c == "knows_violates")

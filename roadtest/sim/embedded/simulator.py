@@ -168,6 +168,11 @@ class EmbeddedSimulation(Simulation):
             if key != self._params_key:  # the limits change only when the entity or the road's friction does
                 self._params_key, self._params = key, params_from_entity(e, friction=friction)
             params = self._params
+            ov = getattr(self.engine, "overrides", {}).get(self.ego_id)
+            if ov:  # a driver's pedals and steering wheel override the agent (OverrideControllerValueAction)
+                from roadtest.sim.xosc.overrides import apply_overrides
+
+                control = apply_overrides(control, ov, e.max_steer)
             new_ego = step_bicycle(self._bike, control, params, dt)
         else:
             self._bike = None

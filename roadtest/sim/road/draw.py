@@ -10,7 +10,7 @@ import numpy as np
 from roadtest.errors import UserError
 from roadtest.sim.road.network import RoadNetwork, load_map
 
-__all__ = ["map_command", "render_map", "signal_label", "LANE_COLORS"]
+__all__ = ["map_command", "render_map", "render_map_view", "MapView", "lane_strips", "signal_label", "LANE_COLORS"]
 
 # BGR fills per OpenDRIVE lane type
 LANE_COLORS = {
@@ -26,12 +26,13 @@ _BG = (205, 225, 205)
 _STEP = 0.5  # m between boundary samples
 
 
-class _View:
+class MapView:
     """World metres to image pixels (y up in the world, down in the image)."""
 
-    def __init__(self, lo: np.ndarray, hi: np.ndarray, max_px: int = 2000, margin: int = 50):
+    def __init__(self, lo: np.ndarray, hi: np.ndarray, max_px: int = 2000, margin: int = 50,
+                 scale: float | None = None):
         span = np.maximum(hi - lo, 1.0)
-        self.scale = min(max_px / span[0], max_px / span[1], 40.0)
+        self.scale = scale if scale is not None else min(max_px / span[0], max_px / span[1], 40.0)
         self.lo, self.hi, self.margin = lo, hi, margin
         self.w = int(span[0] * self.scale) + 2 * margin
         self.h = int(span[1] * self.scale) + 2 * margin + 40
@@ -43,7 +44,7 @@ class _View:
         return np.round(np.column_stack([u, v]) * 4).astype(np.int32)  # 2 fractional bits for cv2 shift=2
 
 
-def _lane_strips(net: RoadNetwork):
+def lane_strips(net: RoadNetwork):
     """Yield (road, section index, lane, s samples, inner xy, outer xy) for every lane of every section."""
     for road in net.roads.values():
         for si, sec in enumerate(road.sections):
@@ -78,11 +79,19 @@ def _offset(pts: np.ndarray, dist: float) -> np.ndarray:
 
 def render_map(net: RoadNetwork, max_px: int = 2000) -> np.ndarray:
     """The map as a BGR image."""
+    return render_map_view(net, max_px)[0]
+
+
+def render_map_view(net: RoadNetwork, max_px: int = 2000, scale: float | None = None,
+                    decorations: bool = True) -> tuple[np.ndarray, MapView]:
+    """The map as a BGR image and the view that placed it (world metres -> pixels), for drawing over it.
+
+    `scale` (px/m) overrides the fit to `max_px`; `decorations` False leaves out the title and scale bar."""
     import cv2
 
-    strips = list(_lane_strips(net))
+    strips = list(lane_strips(net))
     allpts = np.concatenate([np.concatenate([a, b]) for *_, a, b in strips])
-    view = _View(allpts.min(0) - 5.0, allpts.max(0) + 5.0, max_px)
+    view = MapView(allpts.min(0) - 5.0, allpts.max(0) + 5.0, max_px, scale=scale)
     img = np.full((view.h, view.w, 3), _BG, np.uint8)
     aa = dict(lineType=cv2.LINE_AA, shift=2)
     junction_layer = img
@@ -157,11 +166,13 @@ def render_map(net: RoadNetwork, max_px: int = 2000) -> np.ndarray:
             label = signal_label(sg)
             cv2.putText(img, label, (int(u) // 4 + r + 2, int(v) // 4 - r), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
                         (20, 20, 120), 1, cv2.LINE_AA)
+    if not decorations:
+        return img, view
     _scale_bar(img, view)
     title = f"{Path(net.source).name}: {len(net.roads)} roads, {len(net.junctions)} junctions, " \
             f"{len(net.signals)} signals, {len(net.objects)} objects, {net.driving_side}-hand traffic"
     cv2.putText(img, title, (10, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (20, 20, 20), 1, cv2.LINE_AA)
-    return img
+    return img, view
 
 
 def signal_label(sg) -> str:
@@ -169,7 +180,7 @@ def signal_label(sg) -> str:
     return sg.name or sg.id or (f"{sg.type}" + (f".{sg.subtype}" if sg.subtype not in ("-1", "", "none") else ""))
 
 
-def _scale_bar(img: np.ndarray, view: _View) -> None:
+def _scale_bar(img: np.ndarray, view: MapView) -> None:
     import cv2
 
     target = (view.w / 5) / view.scale

@@ -55,6 +55,7 @@ class RoadNetwork:
         for r in pm.roads.values():
             _check_finite(r, source)
         self.source = source
+        self.warnings: list[str] = list(pm.warnings)  # inconsistencies read past, with the rule applied
         self.digest = hashlib.sha256(data).hexdigest()
         self.roads: dict[str, Road] = pm.roads
         self.junctions = pm.junctions

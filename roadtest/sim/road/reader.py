@@ -28,13 +28,20 @@ MAX_LENGTH = 1e6  # m: one road longer than 1000 km is a typo, and would take mi
 class ParsedMap:
     """Everything read from one file: header fields, roads by id, junctions by id."""
 
-    def __init__(self, source: str, rule: str, roads: dict[str, Road], junctions: dict[str, Junction]):
+    def __init__(self, source: str, rule: str, roads: dict[str, Road], junctions: dict[str, Junction],
+                 warnings: list[str] | None = None):
         self.source, self.rule, self.roads, self.junctions = source, rule, roads, junctions
+        self.warnings = warnings or []  # inconsistencies read past, each with the rule applied
 
 
 class _Ctx:
     def __init__(self, source: str):
         self.source = source
+        self.warnings: list[str] = []
+
+    def warn(self, el, msg: str) -> None:
+        tag = el.tag if isinstance(el.tag, str) else "?"
+        self.warnings.append(f"{self.source}:{el.sourceline or 0}: <{tag}>: {msg}")
 
     def err(self, el, msg: str) -> MapError:
         tag = el.tag if isinstance(el.tag, str) else "?"
@@ -117,10 +124,15 @@ def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
                 continue
             table = roads if link.element_type == "road" else junctions
             if link.element_id not in table:
-                raise MapError(f"{source}:{road.line}: <road id={road.id!r}>: link to unknown {link.element_type} "
-                               f"{link.element_id!r}")
+                # esmini's rule (the standard is silent): the link is ignored and the road ends there
+                cx.warnings.append(f"{source}:{road.line}: <road id={road.id!r}>: link to unknown "
+                                   f"{link.element_type} {link.element_id!r} ignored: the road ends there")
+                if link is road.pred:
+                    road.pred = None
+                else:
+                    road.succ = None
     _resolve_signal_refs(cx, root, roads)
-    return ParsedMap(source, rule, roads, junctions)
+    return ParsedMap(source, rule, roads, junctions, cx.warnings)
 
 
 def _link(cx: _Ctx, el) -> Link | None:
@@ -179,6 +191,13 @@ def _road(cx: _Ctx, el) -> Road:
     geoms = [_geometry(cx, g) for g in gels]
     if not geoms:
         raise cx.err(pv, "a <planView> needs at least one <geometry>")
+    last = geoms[-1]
+    if abs(last.s + last.length - length) > GAP_TOL and last.s + last.length > 0:
+        # the reference line is what the planView draws: the road's length follows its geometries (the standard
+        # defines the length as that of the reference line; esmini warns and goes on too)
+        cx.warn(el, f"length={length:g} but the planView's geometries end at s={last.s + last.length:g}: "
+                    f"the road is taken as {last.s + last.length:g} m long")
+        length = last.s + last.length
     for k, g in enumerate(geoms):
         end = geoms[k + 1].s if k + 1 < len(geoms) else length
         if abs(g.s + g.length - end) > GAP_TOL:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roadtest.errors import UnsupportedError
+from roadtest.errors import MapError, UnsupportedError
 from roadtest.sim.xosc.actions_lateral import LateralActions
 from roadtest.sim.xosc.actions_longitudinal import LongitudinalActions
 from roadtest.sim.xosc.motion import place
@@ -16,7 +16,8 @@ __all__ = ["RuntimeAction", "make_action", "PRIVATE", "GLOBAL"]
 PRIVATE = ("TeleportAction", "SpeedAction", "LaneChangeAction", "LaneOffsetAction", "LongitudinalDistanceAction",
            "LateralDistanceAction", "AssignRouteAction", "FollowTrajectoryAction", "AcquirePositionAction",
            "SynchronizeAction", "AssignControllerAction", "ActivateControllerAction", "VisibilityAction",
-           "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction")
+           "SpeedProfileAction", "LightStateAction", "ConnectTrailerAction", "DisconnectTrailerAction",
+           "OverrideControllerValueAction", "AnimationAction", "RandomRouteAction")
 GLOBAL = ("EnvironmentAction", "AddEntityAction", "DeleteEntityAction", "ParameterSetAction", "ParameterModifyAction",
           "VariableSetAction", "VariableModifyAction", "TrafficSignalStateAction", "TrafficSignalControllerAction",
           "TrafficSwarmAction", "TrafficStopAction")
@@ -52,7 +53,17 @@ class RuntimeAction(LongitudinalActions, LateralActions):
 
     def start(self, c: Any) -> None:
         self.started_at = c.time
-        getattr(self, "_start_" + self.name)(c)
+        try:
+            getattr(self, "_start_" + self.name)(c)
+        except MapError as e:
+            if not getattr(c, "_started", True):
+                raise  # an Init action: the file is refused at load
+            # mid-run a target the map lacks (a lane that does not exist there) skips the action, said in the warnings
+            self.done = True
+            f, line = c.where(self.el)
+            msg = f"{f}:{line}: {self.name} on {self.actor or 'the world'} at {c.time:.2f} s skipped: {e}"
+            if msg not in c.warnings:
+                c.warnings.append(msg)
 
     def step(self, c: Any, dt: float) -> None:
         fn = getattr(self, "_step_" + self.name, None)
@@ -101,6 +112,17 @@ class RuntimeAction(LongitudinalActions, LateralActions):
         c.entities[self.actor].properties[f"light.{kind}"] = st.get("mode", "") if st is not None else ""
         self.done = True
 
+    def _start_AnimationAction(self, c: Any) -> None:
+        """Recorded in the entity's properties (roadtest draws no animated components or gestures)."""
+        kind = "animation"
+        for x in self.el.iter("VehicleComponent", "UserDefinedComponent", "PedestrianAnimation", "PedestrianGesture",
+                              "UserDefinedAnimation", "File"):
+            kind = (x.get("vehicleComponentType") or x.get("userDefinedComponentType") or x.get("motion")
+                    or x.get("gesture") or x.get("userDefinedAnimationType") or x.get("filepath") or kind)
+        st = self.el.find("AnimationState")
+        c.entities[self.actor].properties[f"animation.{kind}"] = st.get("state", "") if st is not None else "on"
+        self.done = True
+
     def _start_ConnectTrailerAction(self, c: Any) -> None:
         c.connect_trailer(self.actor, self.el.get("trailerRef"))
         self.done = True
@@ -114,17 +136,40 @@ class RuntimeAction(LongitudinalActions, LateralActions):
                             self.el.get("activateLateral"), self.el.get("activateLongitudinal"))
         self.done = True
 
+    def _start_OverrideControllerValueAction(self, c: Any) -> None:
+        from roadtest.sim.xosc.overrides import parse_overrides
+
+        e = c.entities[self.actor]
+        ov = parse_overrides(self.el, c.overrides.get(self.actor, {}), max_decel=e.max_decel)
+        c.overrides[self.actor] = ov
+        for k in [k for k in e.properties if k.startswith("override.")]:
+            del e.properties[k]
+        e.properties.update({f"override.{k}": str(v) for k, v in ov.items()})
+        self.done = True
+
     def _start_ActivateControllerAction(self, c: Any) -> None:
         c.activate_controller(self.actor, self.el.get("lateral"), self.el.get("longitudinal"))
         self.done = True
 
     def _start_AssignRouteAction(self, c: Any) -> None:
         c.motions[self.actor].route = c.route_waypoints(self.el.find("Route"), self.actor)
+        c.motions[self.actor].random = None
         self.done = True
 
     def _start_AcquirePositionAction(self, c: Any) -> None:
         r = resolve(self.pos, c.net, c.entities)
         c.motions[self.actor].route = [(r.lane.road, r.lane.lane)] if r.lane is not None else []
+        c.motions[self.actor].random = None
+        self.done = True
+
+    def _start_RandomRouteAction(self, c: Any) -> None:
+        """A random route: at each fork one of the lanes that continue, uniformly, seeded by the run's seed, the
+        actor and the start time (the standard fixes no distribution; esmini also picks at random per junction)."""
+        import random
+
+        m = c.motions[self.actor]
+        m.route = []
+        m.random = random.Random(f"{c.seed}:{self.actor}:{c.time:.6f}")
         self.done = True
 
     def _start_EnvironmentAction(self, c: Any) -> None:
@@ -244,6 +289,11 @@ def make_action(action_xml: Any, actors: list[str], eb: Any) -> list[RuntimeActi
     if inner.tag in ("UserDefinedAction", "CustomCommandAction"):
         raise UnsupportedError(inner.tag, *eb.where(inner))
     leaf, name = _leaf(inner)
+    parent = leaf.getparent()
+    if parent is not None and parent.tag == "ControllerAction" and leaf is not inner:
+        kids = [k for k in parent if isinstance(k.tag, str)]
+        if len(kids) > 1:  # OpenSCENARIO 1.0 writes AssignControllerAction and OverrideControllerValueAction together
+            return [ra for k in kids for ra in make_action(k, actors, eb)]
     if inner.tag == "PrivateAction" or name in PRIVATE:
         if name not in PRIVATE:
             raise UnsupportedError(name, *eb.where(leaf))

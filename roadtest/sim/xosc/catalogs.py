@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from roadtest.errors import Problem, ScenarioError, UserError
+from roadtest.errors import UserError
 from roadtest.sim.xosc.params import ParamScope, resolve_value
 
 __all__ = ["CatalogSet"]
@@ -25,6 +25,7 @@ class CatalogSet:
                 if d is not None and d.get("path"):
                     self.dirs[loc.tag] = (base / d.get("path")).resolve()
         self._catalogs: dict[str, tuple[Any, str]] | None = None  # catalog name -> (<Catalog>, file)
+        self.warnings: list[str] = []  # what the scenario's reading went past, with the rule applied
 
     def _load(self) -> dict[str, tuple[Any, str]]:
         from roadtest.sim.xosc.parser import parse_xml
@@ -89,14 +90,18 @@ class CatalogSet:
         declared = {d.get("name") for d in decls.findall("ParameterDeclaration")} if decls is not None else set()
         unknown = sorted(set(assigned) - declared)
         if unknown:
+            # esmini's rule (the standard requires a declared name but says nothing of a player's response):
+            # an assignment to a parameter the entry does not declare is ignored
             f, line = where(ref, file)
-            raise ScenarioError(Problem(f, line, 0, "ParameterAssignment.parameterRef",
-                                        f"{', '.join(unknown)} not declared by catalog entry {entry_name!r}"))
+            self.warnings.append(f"{f}:{line}: ParameterAssignment to {', '.join(unknown)} ignored: not declared by "
+                                 f"catalog entry {entry_name!r}")
+            for n in unknown:
+                del assigned[n]
         inner = ParamScope(scope)  # entry parameters shadow the scenario's; unknown names fall back to it
         declare(decls, inner, efile, assigned)
         if decls is not None:
             out.remove(decls)
-        substitute(out, inner, efile, self)
+        substitute(out, inner, efile, self, self.warnings)
         if out.sourceline is None:
             out.sourceline = entry.sourceline
         return out

@@ -6,6 +6,7 @@ import math
 from typing import Any, Callable
 
 from roadtest.errors import UnsupportedError
+from roadtest.sim.xosc.conditions_angle import ANGLE_CONDITIONS, angle_condition
 from roadtest.sim.xosc.storyboard import COMPLETE, RUNNING, STANDBY
 
 __all__ = ["Condition", "Trigger", "compare", "build_trigger", "rel_distance", "CONDITIONS"]
@@ -232,15 +233,33 @@ def _value_condition(kind: str, el: Any, ctx_build: Any) -> Callable[[Any], bool
 def _entity_condition(kind: str, el: Any, eb: Any) -> Callable[[Any, Any], bool]:
     """fn(ctx, triggering entity) -> bool."""
     rule = el.get("rule")
+    if kind in ANGLE_CONDITIONS:
+        return angle_condition(kind, el, eb)
+    direction = el.get("direction")  # 1.2+: a component in the triggering entity's frame
     if kind == "SpeedCondition":
         v = _f(el, "value")
-        return lambda c, e: compare(e.speed, v, rule)
+        # entities move along their heading: all of the speed is longitudinal
+        return lambda c, e: compare(e.speed if direction in (None, "longitudinal") else 0.0, v, rule)
     if kind == "AccelerationCondition":
         v = _f(el, "value")
-        return lambda c, e: compare(e.accel, v, rule)
+
+        def acc(c: Any, e: Any) -> bool:
+            a = {"lateral": e.speed * e.yaw_rate, "vertical": 0.0}.get(direction, e.accel)  # lateral: centripetal
+            return compare(a, v, rule)
+        return acc
     if kind == "RelativeSpeedCondition":
         v, ref = _f(el, "value"), el.get("entityRef")
-        return lambda c, e: compare(e.speed - c.snap[ref].speed, v, rule)
+
+        def rel_speed(c: Any, e: Any) -> bool:
+            o = c.snap[ref]
+            if direction is None:
+                return compare(e.speed - o.speed, v, rule)
+            # in the reference entity's frame: e's velocity projected on its axes minus its own (esmini's rule; the
+            # standard names no frame)
+            dh = e.h - o.h
+            comp = {"longitudinal": e.speed * math.cos(dh) - o.speed, "lateral": e.speed * math.sin(dh)}
+            return compare(comp.get(direction, 0.0), v, rule)
+        return rel_speed
     if kind == "StandStillCondition":
         d = _f(el, "duration")
         return lambda c, e: c.standstill_time(e.name) >= d - EPS
@@ -322,7 +341,7 @@ CONDITIONS = {
     "ByEntityCondition": ("SpeedCondition", "AccelerationCondition", "RelativeSpeedCondition", "StandStillCondition",
                           "TraveledDistanceCondition", "EndOfRoadCondition", "OffroadCondition", "CollisionCondition",
                           "ReachPositionCondition", "DistanceCondition", "RelativeDistanceCondition",
-                          "TimeHeadwayCondition", "TimeToCollisionCondition"),
+                          "TimeHeadwayCondition", "TimeToCollisionCondition") + ANGLE_CONDITIONS,
 }
 
 

@@ -43,10 +43,11 @@ class ScenarioEngine(ControllerMixin):
         self.variables: dict[str, Any] = {}
         for d in self.sc.root.findall("VariableDeclarations/VariableDeclaration"):
             self.variables[d.get("name")] = d.get("value")
+        self.warnings: list[str] = list(self.sc.warnings)  # substitutions a user should know of (never silent)
         self.network = self._load_map()
         self.entities: dict[str, EntityState] = {}
         self.controllers: dict[str, dict] = {}
-        self.warnings: list[str] = []  # substitutions a user should know of (never silent)
+        self.overrides: dict[str, dict[str, Any]] = {}  # entity -> OverrideControllerValueAction values in force
         self.drivers: dict[str, DriverModel] = {}  # entity -> the player-specific model driving it now
         # entity -> a model a newer controller displaced but left active on the lateral domain (as esmini keeps it)
         self.lateral_keepers: dict[str, DriverModel] = {}
@@ -137,13 +138,26 @@ class ScenarioEngine(ControllerMixin):
         if lf is None:
             return None
         if not lf.exists():
+            lf = self._find_logic_file(lf)
+        if not lf.exists():
             logic = self.sc.root.find("RoadNetwork/LogicFile")
             hint = (f" ({lf.name!r} names a CARLA town: run it on the CARLA backend)"
                     if lf.suffix == "" and lf.name.startswith("Town") else "")
             raise self.error(logic, "LogicFile.filepath", f"OpenDRIVE file not found: {lf}{hint}")
         from roadtest.sim.road import load_map
 
-        return load_map(lf)
+        net = load_map(lf)
+        self.warnings.extend(w for w in net.warnings if w not in self.warnings)
+        return net
+
+    def _find_logic_file(self, lf: Path) -> Path:
+        from roadtest.sim.xosc.parser import find_elsewhere
+
+        found, msg = find_elsewhere(self.sc.root.find("RoadNetwork/LogicFile").get("filepath"), self.path, "LogicFile")
+        if found is None:
+            return lf
+        self.warnings.append(msg)
+        return found
 
     def _check_references(self, sb: Any) -> None:
         """Every entityRef and storyboardElementRef names something that exists (a typo is a located error)."""

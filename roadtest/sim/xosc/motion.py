@@ -152,6 +152,7 @@ class Motion:
     path: Path | None = None
     path_done: Callable[[], None] | None = None
     route: list[tuple[str, int]] = field(default_factory=list)  # waypoints' (road, lane), in order
+    random: Any = None  # a seeded random.Random while a RandomRouteAction picks the way at each fork
     odometer: float = 0.0
     standstill: float = 0.0
     end_of_road: float = 0.0
@@ -181,7 +182,8 @@ def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
 
 
 def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
-    """The successor on the route when there is one, else the straightest."""
+    """The successor on the route when there is one, else a random one under a RandomRouteAction, else the
+    straightest."""
     while m.route and m.route[0][0] == m.road:  # waypoints on the road being left are behind
         m.route.pop(0)
     for w_road, _ in m.route:
@@ -201,6 +203,8 @@ def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], headi
                 best, cost = o, c
         if best is not None:
             return best
+    if m.random is not None and not m.route and len(options) > 1:
+        return options[m.random.randrange(len(options))]
     best, dev = options[0], math.inf
     for o in options:
         d = net.lane_direction(*o)

@@ -12,7 +12,7 @@ from roadtest.sim.xosc.catalogs import CatalogSet
 from roadtest.sim.xosc.params import ParamScope, convert, resolve_value
 
 __all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail", "declare",
-           "substitute", "expand_distribution", "attr_float"]
+           "substitute", "expand_distribution", "attr_float", "find_elsewhere"]
 
 FILE_ATTR = "_rtfile"  # set on elements copied in from another file (catalog entries), for error locations
 
@@ -70,8 +70,11 @@ def declare(decls, scope: ParamScope, file: str, overrides: Mapping[str, Any] | 
             raise fail(d, f"ParameterDeclaration[{name}].value", str(e), file) from None
 
 
-def substitute(el, scope: ParamScope, file: str, catalogs: "CatalogSet | None") -> None:
-    """Resolve `$` references in every attribute below `el`, scoping ParameterDeclarations; inline catalog entries."""
+def substitute(el, scope: ParamScope, file: str, catalogs: "CatalogSet | None",
+               warnings: list[str] | None = None) -> None:
+    """Resolve `$` references in every attribute below `el`, scoping ParameterDeclarations; inline catalog entries.
+
+    A `name` that is no valid expression or reference stays as written (a name is a string), with a warning."""
     decls = el.find("ParameterDeclarations")
     if decls is not None and el.tag not in ("OpenSCENARIO",):
         scope = ParamScope(scope)
@@ -81,7 +84,10 @@ def substitute(el, scope: ParamScope, file: str, catalogs: "CatalogSet | None") 
             try:
                 el.set(k, resolve_value(v, scope))
             except UserError as e:
-                raise fail(el, f"{el.tag}.{k}", str(e), file) from None
+                if k != "name" or warnings is None:
+                    raise fail(el, f"{el.tag}.{k}", str(e), file) from None
+                f, line = where(el, file)
+                warnings.append(f"{f}:{line}: {el.tag}.name {v!r} is kept as written ({e})")
     for child in list(el):
         if not isinstance(child.tag, str):
             continue
@@ -91,7 +97,7 @@ def substitute(el, scope: ParamScope, file: str, catalogs: "CatalogSet | None") 
             continue
         if child.tag == "ParameterDeclarations":
             continue
-        substitute(child, scope, file, catalogs)
+        substitute(child, scope, file, catalogs, warnings)
 
 
 @dataclass
@@ -106,6 +112,7 @@ class Scenario:
     entities: list[Any] = field(default_factory=list)  # <ScenarioObject> elements with entries inlined
     storyboard: Any = None
     traffic_signal_controllers: list[Any] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # inconsistencies read past, each with the rule applied
 
     @property
     def file(self) -> str:
@@ -137,7 +144,7 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
                             f"(declared: {', '.join(sorted(declared)) or 'none'})")
     declare(decls, scope, file, overrides)
     catalogs = CatalogSet(root.find("CatalogLocations"), path.parent)
-    substitute(root, scope, file, catalogs)
+    substitute(root, scope, file, catalogs, catalogs.warnings)
     logic = root.find("RoadNetwork/LogicFile")
     logic_file = (path.parent / logic.get("filepath")).resolve() if logic is not None and logic.get("filepath") else None
     ents = root.find("Entities")
@@ -150,7 +157,18 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
         raise ScenarioError(Problem(file, root.sourceline or 0, 0, "Storyboard", "missing <Storyboard>"))
     tsc = root.findall("RoadNetwork/TrafficSignals/TrafficSignalController")
     return Scenario(path=path, root=root, params=scope, rev_minor=rev_minor, logic_file=logic_file,
-                    entities=entities, storyboard=sb, traffic_signal_controllers=tsc)
+                    entities=entities, storyboard=sb, traffic_signal_controllers=tsc, warnings=catalogs.warnings)
+
+
+def find_elsewhere(raw: str, scenario: Path, what: str) -> tuple[Path | None, str]:
+    """A file a scenario names that is not beside it: as esmini, also relative to the working folder, then to the
+    folders above the scenario's (a suite's root). (the first found, a warning saying so), or (None, "")."""
+    for base in [Path.cwd(), *scenario.resolve().parent.parents]:
+        cand = (base / raw).resolve()
+        if cand.is_file():
+            return cand, (f"{scenario}: {what} {raw!r} is not found beside the scenario; using {cand} "
+                          f"(relative to {base}, as esmini looks it up)")
+    return None, ""
 
 
 def _frange(lo: float, hi: float, step: float) -> list[float]:

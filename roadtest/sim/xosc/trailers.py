@@ -50,6 +50,11 @@ def connect(entities: dict[str, Any], motions: dict[str, Any], net: Any, tow: st
     entities[trailer].tow = tow
 
 
+# FractionalCloudCover (1.2+): eighths of the sky covered; nineOktas is "sky obscured" (WMO code 9), full cover here
+OKTAS = {f"{n}Oktas": min(i, 8) / 8 for i, n in enumerate(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))}
+
+
 def environment_from(env: Any, current: Environment) -> Environment:
     """An <Environment> element (TimeOfDay, Weather, RoadCondition) applied over the current environment."""
     kw: dict[str, Any] = {}
@@ -59,7 +64,7 @@ def environment_from(env: Any, current: Environment) -> Environment:
     w = env.find("Weather")
     if w is not None:
         if w.get("fractionalCloudCover"):
-            kw["cloudiness"] = int(w.get("fractionalCloudCover").replace("oktas", "") or 0) / 8
+            kw["cloudiness"] = OKTAS.get(w.get("fractionalCloudCover"), 0.0)
         elif w.get("cloudState"):
             kw["cloudiness"] = {"free": 0.0, "cloudy": 0.5, "overcast": 0.9, "rainy": 0.9}.get(w.get("cloudState"), 0.3)
         p = w.find("Precipitation")

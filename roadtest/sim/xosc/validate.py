@@ -27,6 +27,9 @@ NUMERIC: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "TimeHeadwayCondition": (("value",), ("value",)),
     "TimeToCollisionCondition": (("value",), ("value",)),
     "Condition": (("delay",), ()),
+    "AngleCondition": (("angle", "angleTolerance"), ("angle", "angleTolerance")),
+    "RelativeAngleCondition": (("angle", "angleTolerance"), ("angle", "angleTolerance")),
+    "RelativeClearanceCondition": (("distanceForward", "distanceBackward"), ()),
     "SpeedActionDynamics": (("value",), ()),
     "TransitionDynamics": (("value",), ()),
     "LaneChangeActionDynamics": (("value",), ()),
@@ -104,6 +107,7 @@ REQUIRED = {  # tag -> attributes that must be present and non-empty (references
     "StoryboardElementStateCondition": ("storyboardElementRef", "storyboardElementType", "state"),
     "ParameterCondition": ("parameterRef",), "TrafficSignalCondition": ("name", "state"),
     "TrafficSignalStateAction": ("name", "state"), "ConnectTrailerAction": ("trailerRef",),
+    "RelativeAngleCondition": ("entityRef",),
 }
 CHILDREN = {
     "SpeedAction": (("SpeedActionDynamics", "TransitionDynamics"), ("SpeedActionTarget",)),

@@ -7,7 +7,7 @@ import pytest
 
 from roadtest.cli import main
 from roadtest.sim.road import RoadNetwork
-from roadtest.sim.road.draw import LANE_COLORS, _View, render_map
+from roadtest.sim.road.draw import LANE_COLORS, MapView, render_map
 
 from .samples import two_lane_junction
 
@@ -26,7 +26,7 @@ def test_map_command_writes_a_png_with_lanes_and_marks(tmp_path, capsys):
     assert drawn.shape == img.shape
     # rebuild the same view to look up pixels of known world points
     strips_lo = np.array([-5.0, -12.0])
-    view = _View(strips_lo, np.array([215.0, 12.0]))
+    view = MapView(strips_lo, np.array([215.0, 12.0]))
     u, v = view.px([50.0, -5.25])[0] // 4  # centre of lane -2 (driving)
     assert tuple(int(c) for c in img[v, u]) == pytest.approx(LANE_COLORS["driving"], abs=3)
     u, v = view.px([50.0, 0.0])[0] // 4  # solid yellow centre line

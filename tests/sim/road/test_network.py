@@ -145,8 +145,7 @@ def test_malformed_documents():
     with pytest.raises(MapError, match="not well-formed"):
         RoadNetwork(b"<OpenDRIVE><header></OpenDRIVE>", "x.xodr")
     bad_link = two_lane_junction().replace(b'elementId="9"/>', b'elementId="77"/>', 1)
-    with pytest.raises(MapError, match="unknown junction '77'"):
-        RoadNetwork(bad_link, "x.xodr")
+    assert any("link to unknown junction '77' ignored" in w for w in RoadNetwork(bad_link, "x.xodr").warnings)
     with pytest.raises(MapError, match="no lane 3"):
         RoadNetwork(two_lane_junction(), "x.xodr").lane_to_world("1", 3, 10.0)
 
@@ -160,10 +159,31 @@ def test_left_hand_traffic_flips_directions():
     assert lht.successors("1", 1) == [("5", 1)]
 
 
-def test_planview_gap_is_an_error_with_its_line():
+def test_road_length_follows_its_geometries_with_a_warning():
+    """A road whose length attribute (12) differs from its planView's (10): the reference line decides."""
     data = geometry_road("<line/>", 10.0).replace(b'length="10.0" junction', b'length="12.0" junction')
-    with pytest.raises(MapError, match=r"g\.xodr:3: <geometry>: .*road length is 12"):
+    net = RoadNetwork(data, "g.xodr")
+    assert net.road_length("g") == pytest.approx(10.0)
+    assert len(net.warnings) == 1 and "g.xodr:2: <road>: length=12 but the planView's geometries end at s=10" in \
+        net.warnings[0]
+
+
+def test_planview_gap_between_geometries_is_an_error_with_its_line():
+    two = (b'<geometry s="0" x="0" y="0" hdg="0" length="4"><line/></geometry>'
+           b'<geometry s="5" x="5" y="0" hdg="0" length="5"><line/></geometry>')
+    data = geometry_road("<line/>", 10.0).replace(b'<geometry s="0" x="0" y="0" hdg="0" length="10.0"><line/></geometry>',
+                                                 two)
+    with pytest.raises(MapError, match=r"g\.xodr:\d+: <geometry>: s=0 \+ length=4 = 4 but the next geometry starts at s=5"):
         RoadNetwork(data, "g.xodr")
+
+
+def test_a_link_to_a_missing_road_is_ignored_with_a_warning():
+    """Road g's successor names road 7, which the file lacks: g ends there, a dead end."""
+    data = geometry_road("<line/>", 10.0).replace(
+        b'junction="-1">', b'junction="-1"><link><successor elementType="road" elementId="7" contactPoint="start"/></link>')
+    net = RoadNetwork(data, "x.xodr")
+    assert net.successors("g", -1) == []
+    assert any("link to unknown road '7' ignored" in w for w in net.warnings)
 
 
 def test_object_repeats_expand_to_copies_and_strips():

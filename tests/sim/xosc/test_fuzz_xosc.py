@@ -24,8 +24,10 @@ N = int(os.environ.get("ROADTEST_FUZZ_EXAMPLES", "0"))  # > 0: explore with more
 FUZZ = settings(max_examples=N or 40, deadline=None, derandomize=not N, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 EMITTED = ["straight_speed_limit", "red_light_intersection"]
-PUBLIC = ["cut-in_simple.xosc", "slow-lead-vehicle.xosc", "lane_change.xosc", "highway_merge.xosc"]
+PUBLIC = ["cut-in_simple.xosc", "slow-lead-vehicle.xosc", "lane_change.xosc", "highway_merge.xosc",
+          "synchronize.xosc", "lane_change_crest.xosc", "traffic_lights.xosc", "keep_lateral_distance.xosc"]
 STEPS, TICK = 20, 0.05
+SCHEMA_STEPS = 200  # schema-valid files play 10 s: long enough for their first events to start
 HANG_S = 20
 VALUES = ["", "abc", "nan", "inf", "-inf", "-1", "0", "1e308", "-1e308", "3.5", "999", "$nope", "hero", "Ego",
           "true", "rising", "none", "1", "greaterThan"]
@@ -69,15 +71,29 @@ def play(path: Path) -> None:
             break
 
 
-def check(folder: Path, name: str, data: bytes) -> None:
-    """The property: the mutated scenario plays, or raises a UserError with a message."""
+def check(folder: Path, name: str, data: bytes, refuse_only_at_load: bool = False, steps: int = STEPS) -> None:
+    """The property: the mutated scenario plays, or raises a UserError with a message (only while loading, when
+    `refuse_only_at_load`: a file the schema accepts may be refused, never stopped mid-run)."""
     path = folder / f"fuzz_{name}"
     path.write_bytes(data)
     try:
         with hang_guard():
-            play(path)
-    except UserError as e:
-        assert str(e).strip(), "a UserError with an empty message"
+            try:
+                eng = ScenarioEngine(path, seed=0, tick=TICK)
+                eng.init()
+            except UserError as e:
+                assert str(e).strip(), "a UserError with an empty message"
+                return
+            for k in range(steps):
+                try:
+                    eng.step(round(k * TICK, 6))
+                except UserError as e:
+                    if refuse_only_at_load:
+                        raise AssertionError(f"a schema-valid file stopped mid-run at {k * TICK:.2f} s: {e}") from e
+                    assert str(e).strip(), "a UserError with an empty message"
+                    return
+                if eng.finished:
+                    break
     finally:
         path.unlink()
 
@@ -99,6 +115,46 @@ def test_structural_mutations_of_emitted_scenarios(emitted_scenarios, pick, edit
 def test_structural_mutations_of_public_scenarios(public_scenarios, pick, edits):
     folder, name, data = public_scenarios[pick % len(public_scenarios)]
     check(folder, name, mutate_tree(data, edits))
+
+
+def schema_valid_edit(data: bytes, edits) -> bytes:
+    """Edits the schema allows: an enumerated attribute set to another of its values, a Double attribute scaled
+    (by 0 to 3) or negated, an integer moved by up to 2, on elements found by their declared XSD type."""
+    from xosc_schema_enums import attribute_types, enum_attributes, typed_elements
+
+    enums, types = enum_attributes(), attribute_types()
+    root = etree.fromstring(data)
+    slots = [(el, a) for el, t in typed_elements(root) for (ct, a) in sorted(enums) if ct == t]
+    nums = [(el, a) for el, t in typed_elements(root) for a in sorted(el.attrib)
+            if types.get((t, a)) in ("Double", "Int") and not el.get(a).startswith("$")]
+    for kind, i, j, factor in edits:
+        if kind == "enum" and slots:
+            el, a = slots[i % len(slots)]
+            t = next(t for e, t in typed_elements(root) if e is el)
+            values = enums[(t, a)]
+            el.set(a, values[j % len(values)])
+        elif nums:
+            el, a = nums[i % len(nums)]
+            try:
+                v = float(el.get(a))
+            except ValueError:
+                continue
+            # an Int (a lane id, a lane count) moves by -2..2, a Double is scaled
+            el.set(a, str(int(v) + j % 5 - 2) if "." not in el.get(a) and v.is_integer() else repr(v * factor))
+    return etree.tostring(root)
+
+
+SCHEMA_EDITS = st.lists(st.tuples(st.sampled_from(["enum", "number"]), st.integers(0, 10**6), st.integers(0, 10**6),
+                                  st.sampled_from([0.0, 0.5, 1.5, 3.0, -1.0])), min_size=1, max_size=4)
+
+
+@settings(FUZZ, max_examples=N or 30)
+@given(pick=st.integers(0, 99), edits=SCHEMA_EDITS)
+def test_schema_valid_mutations_of_public_scenarios_never_stop_mid_run(public_scenarios, pick, edits):
+    """A file the schema accepts (enumerations and numbers changed within their types) is refused at load or
+    plays: no exception, a UserError included, once it runs."""
+    folder, name, data = public_scenarios[pick % len(public_scenarios)]
+    check(folder, name, schema_valid_edit(data, edits), refuse_only_at_load=True, steps=SCHEMA_STEPS)
 
 
 @settings(FUZZ, max_examples=N or 20)
