@@ -27,6 +27,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _convert(a: argparse.Namespace) -> int:
+    if a.target.suffix == ".xosc":
+        from roadtest.runner.xosc_suite import convert_xosc
+
+        return convert_xosc(a.target, a.out)
     from roadtest.dsl.convert import convert_command
 
     return convert_command(a.target, a.out)
@@ -153,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     top.set_defaults(_run=None, _parser=top)
     sub = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
 
-    p = _add(sub, "convert", _convert, "Convert YAML scenarios into OpenDRIVE + OpenSCENARIO bundles.")
-    p.add_argument("target", type=Path, help="Scenario file, suite file or folder of scenarios.")
+    p = _add(sub, "convert", _convert, "Convert YAML scenarios (or an OpenSCENARIO ParameterValueDistribution) into bundles.")
+    p.add_argument("target", type=Path, help="Scenario file, suite file, folder of scenarios or distribution .xosc.")
     p.add_argument("-o", "--out", type=Path, default=Path("build"), metavar="DIR",
                    help="Output folder: OUT/<variant id>/{road.xodr,scenario.xosc,meta.json} (default: build).")
 
@@ -171,10 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _add(sub, "run", _run, "Run scenarios closed-loop and score them.")
     p.add_argument("target", type=Path, help="Scenario .yaml, suite, folder, bundle folder or .xosc.")
     p.add_argument("-a", "--agent", default=None, metavar="NAME",
-                   help="Agent name (expert, lane-follower, idle) or path/file.py:Class. "
+                   help="Agent name (expert, lane-follower, idle, e2e-server, vlm; expert-ignore:RULE for the expert that ignores RULE) or path/file.py:Class. "
                         "Default: the ego under its scenario controller.")
     p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
-                   help="The agent's config file (.yaml or .json), e.g. uniad.yaml for --agent e2e-server.")
+                   help="The agent's config file (.yaml or .json), e.g. my_vlm.yaml for --agent vlm or uniad.yaml for --agent e2e-server.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")

@@ -4,7 +4,7 @@ An agent is built once per run: the constructor calls `setup(config)`; the runne
 once, calls the agent (`agent(input_data, timestamp)`, which runs `run_step`) every tick with
 `input_data[id] = (frame, data)` as the leaderboard does, and finally `destroy()`. After each call
 `last_output` holds the control with the planned trajectory (ego frame, x forward, y left, every 0.5 s)
-and the text that `run_step` left in `self.planned` / `self.text`.
+and the text that `run_step` left in `self.planned` / `self.text` (and `self.record`, a JSON-able dict).
 
 Sensor data come in the leaderboard's formats: speedometer {"speed": m/s}; IMU a float array of 7
 (accelerometer x, y, z; gyroscope x, y, z; compass), GNSS an array (lat, lon, alt), both in CARLA's frame;
@@ -112,6 +112,7 @@ class AutonomousAgent:
         self.config: dict[str, Any] = {}
         self.planned: tuple[tuple[float, float], ...] | None = None
         self.text: str | None = None
+        self.record: dict[str, Any] | None = None  # JSON-able detail of this step's decision, kept in the trace
         self.last_output: AgentOutput | None = None
         self.global_plan: list[tuple[float, float]] | None = None
         self.setup(path_to_conf_file)
@@ -142,10 +143,11 @@ class AutonomousAgent:
 
     def __call__(self, input_data: Mapping[str, Any], timestamp: float) -> Control:
         """Run one step and record the control with its plan and text in `last_output`."""
-        self.planned, self.text = None, None
+        self.planned, self.text, self.record = None, None, None
         control = as_control(self.run_step(input_data, timestamp), type(self).__name__)
         planned = tuple((float(x), float(y)) for x, y in self.planned) if self.planned is not None else None
-        self.last_output = AgentOutput(time=float(timestamp), control=control, planned=planned, text=self.text)
+        self.last_output = AgentOutput(time=float(timestamp), control=control, planned=planned, text=self.text,
+                                       record=self.record)
         return control
 
 

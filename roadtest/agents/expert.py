@@ -3,7 +3,8 @@
 It reads the route, its speed and the `roadtest.objects` sensor; follows the route with pure pursuit;
 chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
 rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
-moving aside within what the marks allow; and plans 3 s ahead with the same model.
+moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
+traffic allow (roadtest.agents.overtake); and plans 3 s ahead with the same model.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
 
@@ -57,12 +59,23 @@ class ExpertAgent(AutonomousAgent):
     """Rule-aware privileged driver (see the module docstring)."""
 
     track = "MAP"
-    defaults = {"cruise_speed": DEFAULT_SPEED, "limit_margin": 0.1, "stop_hold": 1.0, "lookahead": 5.0,
+    defaults = {"cruise_speed": DEFAULT_SPEED, "free_speed": 90 / 3.6, "ignore": (), "limit_margin": 0.1, "stop_hold": 1.0, "lookahead": 5.0,
                 "wheelbase": 2.7, "max_wheel_angle": 0.6, "max_accel": 4.0, "max_decel": 8.0}
 
     def setup(self, path_to_conf_file: Any) -> None:
         super().setup(path_to_conf_file)
         c = self.config
+        ignore = c["ignore"]
+        ignore = [ignore] if isinstance(ignore, str) else list(ignore or [])
+        if ignore:  # the ablated expert (roadtest.agents.ablation): drop these rules' constraints
+            from roadtest.agents.ablation import check_ignored
+            from roadtest.rules.catalogue_model import load_catalogue
+
+            check_ignored(ignore, load_catalogue())
+        self.ignore = frozenset(ignore)
+        self.overtaker = Overtaker(self.ignore)
+        self.v_des = DEFAULT_SPEED
+        self.time = 0.0
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
                                     max_accel=float(c["max_accel"]), max_decel=float(c["max_decel"]))
         self.route: RoutePath | None = None
@@ -94,7 +107,7 @@ class ExpertAgent(AutonomousAgent):
             ego.update({k: float(pose[k]) for k in ("x", "y", "h") if k in pose})
         if self.prev_time is not None and timestamp > self.prev_time:
             self.dt = timestamp - self.prev_time
-        self.prev_time = timestamp
+        self.prev_time, self.time = timestamp, timestamp
         if self.route is None:
             pts = sensor_data(input_data, "route") or self.global_plan
             if pts and len(pts) >= 2:
@@ -107,9 +120,9 @@ class ExpertAgent(AutonomousAgent):
             given = ego.get("route_s")
             ego_s = float(given) if given is not None else self.route.project(ego["x"], ego["y"])[0]
         half = float(ego.get("length", 4.5)) / 2.0
-        limits = rule_limits(view)
+        limits = rule_limits(view, self.ignore)
         self._update_offset(view, ego, speed)
-        v_des = self._desired_speed(view, speed, half, limits)
+        v_des = self.v_des = self._desired_speed(view, speed, half, limits)
         if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
             aside = self.ev_plan is not None and abs(float(ego.get("route_d") or 0.0) - self.ev_plan[0]) < 0.25
             v_des = 0.0 if aside else min(v_des, 5.0)
@@ -166,7 +179,7 @@ class ExpertAgent(AutonomousAgent):
         width = float(lane.get("width") or 3.5)
         own = lane.get("lane")
         for a in view.get("actors") or []:
-            if not a.get("siren") or a.get("route_s") is None:
+            if not a.get("siren") or a.get("route_s") is None or "yield_emergency_vehicle" in self.ignore:
                 continue
             in_way = abs(a["route_d"]) < width * 0.75 or abs(a["route_d"] - self.offset) < width * 0.75
             behind = -80.0 <= a["route_s"] <= 2.0 and float(a.get("speed", 0.0)) > max(2.0, 0.5 * speed)  # coming up
@@ -201,6 +214,9 @@ class ExpertAgent(AutonomousAgent):
             break
         if not self.yielding:
             self.ev_plan = None
+            passing = self.overtaker.want(view, ego, speed, self.v_des, self.time)
+            if passing is not None:
+                want, self.ev_mode = passing, "overtake"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
@@ -225,14 +241,21 @@ class ExpertAgent(AutonomousAgent):
     def _desired_speed(self, view: Mapping[str, Any], speed: float, half: float, limits: RuleLimits) -> float:
         margin = float(self.config["limit_margin"])
         limit = view.get("speed_limit")
-        v = float(self.config["cruise_speed"]) if limit is None else float(limit) - margin
+        ahead = list(view.get("speed_limits_ahead") or [])
+        zones_ignored = {k for r, k in (("school_zone_speed", "school_zone"), ("work_zone_speed", "work_zone")) if r in self.ignore}
+        if zones_ignored:
+            limit, ahead = _without_zones(view, zones_ignored)
+        if "speed_limit" in self.ignore:
+            limit, ahead = None, []
+        cruise = self.config["free_speed" if "speed_limit" in self.ignore else "cruise_speed"]
+        v = float(cruise) if limit is None else float(limit) - margin
         if limits.max_speed is not None:
             v = min(v, limits.max_speed - margin)
         vis = float((view.get("environment") or {}).get("fog_visual_range", 1e5))
         if vis < 1000.0:
             b = COMFORT_DECEL
             v = min(v, math.sqrt((b * REACTION) ** 2 + 2.0 * b * vis) - b * REACTION)
-        ahead = list(view.get("speed_limits_ahead") or []) + limits.ahead
+        ahead += limits.ahead
         if self.route is not None and self.kappa is not None:
             ego_s = float((view.get("ego") or {}).get("route_s") or 0.0)
             lo, hi = np.searchsorted(self.route.cum, [ego_s - half, ego_s + 60.0])
@@ -256,7 +279,10 @@ class ExpertAgent(AutonomousAgent):
             ahead = rs - a.get("length", 4.5) / 2.0 - half
             if rs <= 0.0 or ahead > 100.0:
                 continue
-            margin = 0.8 if a.get("kind") in ("pedestrian", "bicycle", "officer") else 0.4
+            vru = a.get("kind") in ("pedestrian", "bicycle", "officer")
+            if ("no_collision_vru" if vru else "no_collision_vehicle") in self.ignore:
+                continue
+            margin = 0.8 if vru and "vru_lateral_clearance" not in self.ignore else 0.4
             corridor = ego_w / 2.0 + a.get("width", 1.8) / 2.0 + margin
             lat_v = float(a.get("vy", 0.0))
             future = [rd + lat_v * k for k in (0.0, 0.75, 1.5)] if abs(lat_v) > 0.2 else [rd]
@@ -273,10 +299,12 @@ class ExpertAgent(AutonomousAgent):
             gap = float(lt["stop_distance"]) - half
             if gap < -0.5:
                 continue
+            if state == "red" and "red_light" in self.ignore or state in ("yellow", "amber") and "yellow_light" in self.ignore:
+                continue
             if state == "red" or (state in ("yellow", "amber") and speed * speed / (2.0 * max(gap - 1.0, 0.1)) <= limits.comfort_decel):
                 out.append(Obstacle(gap=gap, speed=0.0, why=f"{state} light {lt.get('id')}", s0=1.0))
         peds = [a for a in view.get("actors") or [] if a.get("kind") in ("pedestrian", "bicycle") and a.get("route_s") is not None]
-        for cw in view.get("crosswalks") or []:
+        for cw in [] if "yield_pedestrian_crosswalk" in self.ignore else view.get("crosswalks") or []:
             gap = float(cw["distance_start"]) - half
             if gap < -1.0:
                 continue
@@ -292,7 +320,9 @@ class ExpertAgent(AutonomousAgent):
         return out
 
     def _stop_lines(self, view: Mapping[str, Any], ego_s: float, speed: float, half: float, t: float) -> list[Obstacle]:
-        out = []
+        out: list[Obstacle] = []
+        if "stop_sign" in self.ignore:
+            return out
         for sl in view.get("stop_lines") or []:
             if not sl.get("stop_sign"):
                 continue
@@ -320,6 +350,8 @@ class ExpertAgent(AutonomousAgent):
                 a = min(a, _stop_profile(speed, max(o.gap - o.s0, 0.0)))
             elif o.speed < 0.5:  # a standing road user: IDM's gentle approach
                 a = min(a, idm_accel(speed, v_des, gap=o.gap, lead_speed=o.speed, s0=o.s0, headway=limits.headway, b=COMFORT_DECEL))
+            elif "time_to_collision" in self.ignore:
+                a = min(a, _follow_late(speed, v_des, o))
             else:
                 a = min(a, _follow(speed, v_des, o, limits.headway))
         return max(a, -MAX_DECEL)
@@ -378,6 +410,29 @@ def _follow(speed: float, v_des: float, lead: Obstacle, headway: float) -> float
     if lead.gap < lead.s0:
         a = -MAX_DECEL
     return a
+
+
+def _follow_late(speed: float, v_des: float, lead: Obstacle) -> float:
+    """Car following without the gentle approach (the expert ignoring time_to_collision): keep the free speed
+    until stopping the closing speed within the gap left needs 4 m/s^2, then brake at what it needs."""
+    if lead.gap < lead.s0:
+        return -MAX_DECEL
+    if speed > lead.speed:
+        need = (speed - lead.speed) ** 2 / (2.0 * max(lead.gap - lead.s0, 0.1))
+        return -need if need >= 4.0 else _free(speed, v_des)
+    return min(_free(speed, v_des), lead.speed - speed + 0.25 * (lead.gap - lead.s0 - 1.6 * lead.speed))
+
+
+def _without_zones(view: Mapping[str, Any], kinds: set[str]) -> tuple[float | None, list]:
+    """The limit in force and the limits ahead as if the zones of these kinds had no limits of their own."""
+    zones = view.get("zones") or []
+    base = view.get("base_speed_limit")
+    now = [float(base)] if base is not None else []
+    now += [float(z["speed_limit"]) for z in zones if z["inside"] and z.get("speed_limit") and z.get("kind") not in kinds]
+    dropped = {(float(z["distance_start"]), float(z["speed_limit"])) for z in zones
+               if z.get("kind") in kinds and z.get("speed_limit") and not z["inside"]}
+    ahead = [x for x in view.get("speed_limits_ahead") or [] if (float(x[0]), float(x[1])) not in dropped]
+    return (min(now) if now else view.get("speed_limit") if base is None else None), ahead
 
 
 def _curvature(route: RoutePath) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Agents by name ("expert", "lane-follower", "idle", "e2e-server") or from a user's file ("path/to/file.py:ClassName").
+"""Agents by name ("expert", "lane-follower", "idle", "e2e-server", "vlm", "expert-ignore:RULE") or from a user's file
+("path/to/file.py:ClassName").
 
 A file's class that derives from roadtest's AutonomousAgent is built directly; any other class with run_step
 and sensors (a CARLA leaderboard agent above all) runs through leaderboard_compat.adapter.LeaderboardAgent."""
@@ -12,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from roadtest.agents.base import AutonomousAgent
+from roadtest.agents.ablation import PREFIX, parse_ignored
+from roadtest.agents.base import AutonomousAgent, load_config
 from roadtest.errors import UserError
 
 __all__ = ["AGENTS", "known_agents", "agent_class", "load_agent"]
@@ -22,6 +24,7 @@ AGENTS: dict[str, str] = {
     "lane-follower": "roadtest.agents.lane_follower:LaneFollowerAgent",
     "idle": "roadtest.agents.idle:IdleAgent",
     "e2e-server": "roadtest.agents.baselines.agent:E2EServerAgent",
+    "vlm": "roadtest.agents.vlm.agent:VLMAgent",
 }
 
 
@@ -69,6 +72,8 @@ def _from_file(spec: str) -> type:
 
 def agent_class(name_or_path: str) -> type:
     """The class behind a registered name or a file spec."""
+    if name_or_path.startswith(PREFIX):
+        return agent_class("expert")
     if name_or_path in AGENTS:
         module_name, _, cls_name = AGENTS[name_or_path].partition(":")
         return getattr(importlib.import_module(module_name), cls_name)
@@ -80,6 +85,8 @@ def agent_class(name_or_path: str) -> type:
 def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None = None) -> AutonomousAgent:
     """A fresh agent, set up with `config` (mapping or .json/.yaml path); build one per run."""
     cls = agent_class(name_or_path)
+    if name_or_path.startswith(PREFIX):  # the ablated expert: the expert told to ignore those rules
+        return cls({**load_config(config), "ignore": parse_ignored(name_or_path)})
     if issubclass(cls, AutonomousAgent):
         return cls(config)
     from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent

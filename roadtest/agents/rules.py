@@ -43,12 +43,18 @@ class RuleLimits:
 
 
 def _night(env: Mapping[str, Any]) -> bool:
+    """Night as the night_speed monitor reads it: the sun below the horizon (or, without its elevation, a dim sun)."""
+    if env.get("sun_elevation") is not None:
+        return float(env["sun_elevation"]) < 0.0
     return float(env.get("sun_intensity", 1.0)) < 0.2
 
 
-def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
-    """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view."""
+def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -> RuleLimits:
+    """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view;
+    the rules in `ignore` are skipped (the ablated expert), and ignoring safe_distance also drops the default gap."""
     out = RuleLimits()
+    if "safe_distance" in ignore:
+        out.min_gap, out.headway = 1.5, 0.6
     env = view.get("environment") or {}
     vis = float(env.get("fog_visual_range", 1e5))
     zones = view.get("zones") or []
@@ -57,6 +63,8 @@ def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
         rid = str(rule.get("id", "") if isinstance(rule, Mapping) else rule)
         params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
         p = lambda k, d=None: param_si(params, k, d)  # noqa: E731
+        if rid in ignore:
+            continue
         if rid == "fog_speed_limit":
             if vis <= (p("visibility_threshold", 50.0) or 50.0):
                 out.cap(p("fog_speed", 30 / 3.6))
@@ -84,6 +92,10 @@ def rule_limits(view: Mapping[str, Any]) -> RuleLimits:
         elif rid == "safe_distance":
             out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.6)  # margin for a braking lead
             out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 1.5)
+        elif rid == "expressway_distance":  # a gap that grows to fast_gap by fast_speed, never under slow_gap
+            slow, fast, v_fast = p("slow_gap", 50.0), p("fast_gap", 100.0), p("fast_speed", 100 / 3.6)
+            out.min_gap = max(out.min_gap, (slow or 50.0) + 5.0)
+            out.headway = max(out.headway, (fast or 100.0) / (v_fast or 100 / 3.6) + 0.2)
         elif rid == "yellow_light":
             out.comfort_decel = p("comfort_decel", 3.0) or 3.0
         else:

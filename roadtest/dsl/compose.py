@@ -141,13 +141,13 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
         road["traffic_lights"] = [{"id": "tl_main", "s": line_s,
                                    "phases": [{"state": "red", "duration": 12}, {"state": "green", "duration": 20},
                                               {"state": "yellow", "duration": 3}]}]
-    elif junction == "unsignalised" and "give_way" in comp.signs:
+    elif junction == "unsignalised" and "yield" in comp.signs:
         signs.append({"id": "yield", "s": line_s - 2, "side": "kerb"})
     if "no_entry" in comp.signs:
         signs.append({"id": "no_entry", "s": length - 60, "side": "kerb"})
     if "no_u_turn" in comp.signs:
         signs.append({"id": "no_u_turn", "s": 40, "side": "kerb"})
-    if "pedestrian_crossing" in comp.actors or "crosswalk" in comp.signs:
+    if "pedestrian_crossing" in comp.actors or "pedestrian_crossing" in comp.signs:
         road["crosswalks"] = [{"s": 100 if not at_junction else length - 15, "width": 4}]
         signs.append({"id": "pedestrian_crossing", "s": road["crosswalks"][0]["s"] - 30, "side": "kerb"})
     signs = [s for s in signs if s["id"] not in DECORATIVE or _has_sign(s["id"], [country, *countries])]
@@ -214,8 +214,8 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
                  "behaviours": [{"action": "keep_speed"}]}]
     if need == "pedestrian_crossing":
         s = road["crosswalks"][0]["s"]
-        return [{"id": "ped", "kind": "pedestrian", "place": {"side": "right", "s": s},
-                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "left", "trigger": {"ego_distance": 20}}]}]
+        return [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": s},
+                 "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 20}}]}]
     if need == "emergency_vehicle":
         return [{"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35},
                  "speed": 60, "behaviours": [{"action": "keep_speed"}]}]

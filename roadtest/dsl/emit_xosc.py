@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 from scenariogeneration import xosc
 
-from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS
+from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, driver_side
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot, side_t
 
@@ -151,7 +151,7 @@ def _lanes_left(layout: Layout, user_from: int, user_to: int) -> int:
 
 def _crossing(actor, spot: Spot, b, layout: Layout) -> tuple[xosc.FollowTrajectoryAction, float]:
     piece = layout.pieces[spot.road]
-    goal_t = side_t(piece, spot.s, b.to)
+    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"))
     x0, y0 = spot.x, spot.y
     x1, y1, _ = piece.ref.point(spot.s, goal_t)
     dur = max(math.hypot(x1 - x0, y1 - y0) / b.speed, 0.1)
@@ -214,6 +214,19 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
     return events
 
 
+def _reacting(actor) -> xosc.Controller:
+    """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
+    a slower ego instead of driving through it."""
+    speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
+                 None)
+    props = xosc.Properties()
+    props.add_property("esminiController", "ACCController")
+    props.add_property("setSpeed", f"{(speed if speed is not None else actor.speed):.4f}")
+    props.add_property("timeGap", "1.0")
+    props.add_property("mode", "override")
+    return xosc.Controller(f"{actor.id}_reacts", props)
+
+
 def _act(name: str, actor_id: str, events: list[xosc.Event], timeout: float) -> xosc.Act:
     man = xosc.Maneuver(f"{name}_maneuver")
     for ev in events:
@@ -238,7 +251,7 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
         ent = _entity(a.kind, a.model)
         if a.kind == "emergency":
             ent.add_property("siren", "true" if a.siren_on else "false")
-        entities.add_scenario_object(a.id, ent)
+        entities.add_scenario_object(a.id, ent, controller=_reacting(a) if a.reacts else None)
     init = xosc.Init()
     init.add_global_action(xosc.EnvironmentAction(environment(sc.environment)))
     init.add_init_action(EGO, xosc.TeleportAction(_position(spots[EGO])))
@@ -258,6 +271,8 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
         init.add_init_action(a.id, xosc.TeleportAction(_position(spot, h)))
         if a.kind not in STATIC_KINDS - {"broken_down_vehicle"}:
             init.add_init_action(a.id, _speed(a.speed))
+        if a.reacts:
+            init.add_init_action(a.id, xosc.ActivateControllerAction(lateral=False, longitudinal=True))
         events = _events(a, spot, layout, sc.road.lanes.forward, sc.ego.lane)
         if events:
             story.add_act(_act(f"{a.id}_act", a.id, events, timeout))

@@ -359,7 +359,8 @@ class Stop(_Behaviour):
 class CrossRoad(_Behaviour):
     action: Literal["cross_road"]
     speed: Annotated[float, Field(gt=0), AfterValidator(_kmh)] = Field(5.0, validate_default=True, description="Walking/riding speed: km/h in YAML, m/s in the model.")
-    to: Literal["left", "right"] = Field("left", description="Side of the road it walks to.")
+    to: Literal["left", "right", "kerb", "far"] = Field("left", description="Side of the road it walks to, as the "
+                                                                      "forward driver sees it (kerb, far, left, right).")
 
 
 class FollowLane(_Behaviour):
@@ -384,6 +385,8 @@ class Actor(_Model):
     speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
     siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
     model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
+    reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane, the ego included, instead of "
+                                            "driving through it (an OpenSCENARIO ACCController at its speed, 1 s time gap).")
     behaviours: list[Behaviour] = Field(default_factory=list)
 
     @property

@@ -61,7 +61,7 @@ SCENE_CAN: dict[str, tuple[Callable[[Any], bool], str]] = {
     "vru_alongside": (lambda sc: _actors({"pedestrian", "bicycle"})(sc) or sc.traffic.pedestrians > 0,
                       "a pedestrian or cyclist (actor or traffic.pedestrians)"),
     "has_lead": (lambda sc: _actors(_VEHICLES)(sc) or sc.traffic.density > 0, "another vehicle (actor or traffic.density)"),
-    "junction_entered": (lambda sc: sc.road.kind in _JUNCTIONS or bool(sc.road.stop_lines) or _signs(sc, "give_way", "stop"),
+    "junction_entered": (lambda sc: sc.road.kind in _JUNCTIONS or bool(sc.road.stop_lines) or _signs(sc, "yield", "stop"),
                          "a junction, a stop line or a give-way sign"),
 }
 

@@ -124,9 +124,18 @@ def collision_rate(trace: Trace) -> dict[str, Any]:
             wx, wy = _to_world(ego, *p)
             h = ego.h + (math.atan2(p[1] - prev[1], p[0] - prev[0]) if math.dist(p, prev) > 1e-3 else 0.0)
             prev = p
-            me = _box(wx, wy, h, ego.length, ego.width)
-            hit = any(me.intersects(_box(a.x, a.y, a.h, a.length, a.width))
-                      for a in fut[0].actors if a.role != "ego" and a.visible)
+            me, reach = None, 0.5 * math.hypot(ego.length, ego.width)
+            hit = False
+            for a in fut[0].actors:
+                if a.role == "ego" or not a.visible:
+                    continue
+                # boxes whose centres are further apart than their half-diagonals together cannot overlap
+                if math.hypot(a.x - wx, a.y - wy) > reach + 0.5 * math.hypot(a.length, a.width) + 1e-9:
+                    continue
+                me = me or _box(wx, wy, h, ego.length, ego.width)
+                if me.intersects(_box(a.x, a.y, a.h, a.length, a.width)):
+                    hit = True
+                    break
             hits.append(1.0 if hit else 0.0)
         if hits:
             per_sample.append(hits)

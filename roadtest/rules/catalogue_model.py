@@ -64,10 +64,13 @@ ACTOR_NEEDS = (
     "lead_vehicle", "slow_lead", "pedestrian_crossing", "emergency_vehicle", "cyclist", "officer",
     "cross_traffic", "merging_vehicle", "oncoming_vehicle",
 )
-SIGN_NEEDS = (
-    "speed_limit", "stop", "give_way", "no_overtaking", "no_u_turn", "no_entry", "school", "work_zone",
-    "minimum_speed", "tunnel", "crosswalk",
-)
+
+
+def sign_ids() -> list[str]:
+    """The sign ids a rule's context may ask for: the scenario DSL's own (roadtest.dsl.signs), so compose can place them."""
+    from roadtest.dsl.signs import load_signs
+
+    return sorted(load_signs())
 
 _CONTENT = re.compile(r"^When .+, the driver (may|must|must not) .+$", re.S)
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -129,9 +132,10 @@ class Context(_Strict):
         for a in self.actors:
             if a not in ACTOR_NEEDS:
                 raise ValueError(f"unknown actor need {a!r}; expected one of {', '.join(ACTOR_NEEDS)}")
+        known = sign_ids() if self.signs else []
         for s in self.signs:
-            if s not in SIGN_NEEDS:
-                raise ValueError(f"unknown sign need {s!r}; expected one of {', '.join(SIGN_NEEDS)}")
+            if s not in known:
+                raise ValueError(f"unknown sign need {s!r}; expected a scenario sign id, one of {', '.join(known)}")
         return self
 
 
@@ -179,6 +183,8 @@ class Rule(_Strict):
     context: Context = Field(default_factory=Context)
     conflicts_with: list[str] = Field(default_factory=list)
     monitor: Monitor
+    closed_loop: bool = True  # false: the built-in simulator cannot drive a scene that tests it
+    closed_loop_reason: str = ""  # required when closed_loop is false: why not
     file: str = ""
 
     @field_validator("id")
@@ -211,6 +217,14 @@ class Rule(_Strict):
         if not v:
             raise ValueError("at least one jurisdiction is required")
         return v
+
+    @model_validator(mode="after")
+    def _closed_loop_said(self) -> "Rule":
+        if not self.closed_loop and not self.closed_loop_reason.strip():
+            raise ValueError("closed_loop: false needs closed_loop_reason: why the built-in simulator cannot test the rule")
+        if self.closed_loop and self.closed_loop_reason.strip():
+            raise ValueError("closed_loop_reason is only for closed_loop: false")
+        return self
 
     @model_validator(mode="after")
     def _params_declared(self) -> "Rule":

@@ -32,6 +32,10 @@ def run_id_for(variant: str, seed: int, agent: str | None) -> str:
 
 
 def _write_variant(v: Any, folder: Path) -> Path:
+    from roadtest.runner.xosc_suite import XoscVariant
+
+    if isinstance(v, XoscVariant):
+        return v.write(folder)
     from roadtest.dsl.bundle_writer import write_bundle
 
     res = write_bundle(v, folder)
@@ -43,12 +47,19 @@ def _write_variant(v: Any, folder: Path) -> Path:
 
 
 def expand(target: Path) -> list[tuple[str, Any]]:
-    """(variant id, bundle path or variant to write) for a bundle, an .xosc, a folder of bundles, or YAML; writes nothing."""
+    """(variant id, bundle path or variant to write) for a bundle, an .xosc (a distribution gives one variant per
+    concrete scenario), a folder of bundles, or YAML; writes nothing."""
     from roadtest.bundle import load_bundle
 
     p = Path(target)
     if not p.exists():
         raise UserError(f"{p}: no such file or folder (expected a scenario .yaml, suite, folder, bundle or .xosc)")
+    if p.suffix == ".xosc" and p.is_file():
+        from roadtest.runner.xosc_suite import expand_xosc
+
+        variants = expand_xosc(p)  # a distribution is a suite of concrete scenarios; a catalog is refused
+        if variants is not None:
+            return [(v.id, v) for v in variants]
     if p.suffix == ".xosc" or (p.is_dir() and (p / "scenario.xosc").exists()):
         b = load_bundle(p)
         return [(b.id, str(p))]

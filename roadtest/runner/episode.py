@@ -6,6 +6,7 @@ broken bundle raising is `sim_error` (an infrastructure failure), the wall-clock
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -24,6 +25,7 @@ BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roa
 STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout", "invalid")
 DEFAULT_MAX_TIME = 600.0  # s of simulated time when the scenario sets no limit and no stop trigger fires
 REFERENCE_AGENT = "expert"
+DERIVES = ("embedded", "carla")  # backends whose bare .xosc runs get a derived route and default rules
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,8 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 from roadtest.agents.registry import load_agent
 
                 agent = load_agent(agent_name, agent_config)
+                if hasattr(agent, "set_country"):  # the country a driver knows it is driving in
+                    agent.set_country(meta.get("country"), meta.get("driving_side"))
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
                 route = meta.get("route") or {}
@@ -271,7 +275,10 @@ def _expectations(meta: dict, score: dict) -> list[str]:
 def execute_run(job: Job) -> dict[str, Any]:
     """Run, score and store one job; return its results.jsonl record (never raises for a run's own failure)."""
     from roadtest.bundle import load_bundle
+    from roadtest.errors import UserError
     from roadtest.metrics.score import jsonable, score_run
+    from roadtest.runner.derived_meta import (derived_for_run, meta_from_run, needs_derivation, scenario_map,
+                                              store_derived)
 
     start = time.monotonic()
     run_dir = Path(job.out) / "runs" / job.run_id
@@ -283,16 +290,35 @@ def execute_run(job: Job) -> dict[str, Any]:
     try:
         bundle = load_bundle(job.bundle)
         meta = dict(bundle.meta)
+        derive_after = job.backend in DERIVES and needs_derivation(meta) and job.agent is None
+        if job.backend in DERIVES and needs_derivation(meta) and job.agent is not None:
+            try:  # a third-party file: score the agent on what the file implies (one run of the file's own ego)
+                meta = derived_for_run(bundle, Path(job.out), job.variant, job.tick)
+                bundle = dataclasses.replace(bundle, meta=meta)
+                record["derived"] = meta.get("derived")
+            except UserError:
+                pass  # the file's own mistake: the run below reports it as invalid
+            except Exception as e:  # noqa: BLE001 - the run still goes ahead, scored as before
+                record["derived"] = {"error": f"deriving route and rules failed: {_why(e)}"}
         record["scenario"] = meta.get("scenario") or bundle.id
         options = dict(job.extra.get("backend_options") or {})
         if job.backend == "carla":
             options["record_dir"] = str(run_dir)  # CARLA's recorder file beside the trace
+        if isinstance(meta.get("params"), dict):
+            record["params"] = dict(meta["params"])  # a distribution's variant: the parameter values it ran with
         trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv,
                             sensors=job.extra.get("sensors"),
                             save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None,
                             agent_config=job.agent_config, backend_options=options)
         status, reason = "completed", ""
+        if derive_after:  # this run is the file's own ego: derive from it, without a second run
+            try:
+                meta = meta_from_run(bundle, trace, scenario_map(bundle))
+                store_derived(Path(job.out), job.variant, job.tick, meta)
+                record["derived"] = meta.get("derived")
+            except Exception as e:  # noqa: BLE001 - the run is still scored, on the file's bare meta
+                record["derived"] = {"error": f"deriving route and rules failed: {_why(e)}"}
     except EpisodeError as e:
         status, reason, trace = e.status, e.reason, e.trace
     except Exception as e:  # noqa: BLE001 - load_bundle and anything unforeseen is the infrastructure's
@@ -316,6 +342,11 @@ def execute_run(job: Job) -> dict[str, Any]:
             for key in ("rules", "rule_verdicts", "rules_error"):
                 if key in score:
                     record[key] = score[key]
+            if any(a.record for a in trace.agent):
+                from roadtest.agents.vlm.figures import run_figures
+
+                score["vlm"] = record["vlm"] = run_figures(trace, meta, bundle)
+                write_json_atomic(run_dir / "score.json", score)
             if status == "completed":
                 why = _expectations(meta, score)
                 if why:

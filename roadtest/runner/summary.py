@@ -120,12 +120,19 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
             "efficiency": _mean([x["efficiency"] for x in own if x.get("efficiency") is not None]),
             "comfort": _mean([x["comfort"] for x in own if x.get("comfort") is not None]),
         },
+        **({"vlm": _vlm([r.get("vlm") for r in recs.values()])} if any(r.get("vlm") for r in recs.values()) else {}),
         "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
                   "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
                   "success": (recs[rid].get("bench2drive") or {}).get("success")}
                  for rid in planned if rid in recs],
         "_checkpoint": {"records": leaderboard_records([recs[rid] for rid in planned if rid in recs])},
     }
+
+
+def _vlm(figures: list) -> dict[str, Any] | None:
+    from roadtest.agents.vlm.figures import suite_figures
+
+    return suite_figures(figures)
 
 
 def _suite_rule_figures(records: Sequence[dict]) -> dict[str, Any]:
@@ -203,6 +210,11 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
     rv = summary["rule_verdicts"]
     console.print(f"rule verdicts: satisfied {rv['satisfied']}, violated {rv['violated']}, excused {rv['excused']}, "
                   f"not applicable {rv['not_applicable']} (never in force in the run)")
+    if summary.get("vlm"):
+        from roadtest.agents.vlm.report import vlm_lines
+
+        for line in vlm_lines(summary["vlm"]):
+            console.print(line, highlight=False, markup=False)
     st = summary["statuses"]
     console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())
                   + f"; infrastructure failures {summary['infrastructure_failures']}, agent failures "

@@ -7,14 +7,14 @@ along the route are measured from the ego's centre, positive ahead. Speeds in m/
 Returned dict:
   time, ego {id, x, y, h, speed, length, width, road, lane, s, offset, junction, route_s, route_d,
              route_length, route_heading_error},
-  environment {fog_visual_range, friction, precipitation, precipitation_intensity, wetness, sun_intensity},
+  environment {fog_visual_range, friction, precipitation, precipitation_intensity, wetness, sun_intensity, sun_elevation (rad)},
   actors [{id, kind, role, x, y, h, speed, vx, vy, length, width, siren, distance, route_s, route_d}],
   lights [{id, state, distance, stop_distance}], stop_lines [{road, s, distance, lanes, stop_sign}],
   signs [{id, kind, value, unit, distance, speed_limit}], crosswalks [{road, distance_start, distance_end}],
   zones [{kind, distance_start, distance_end, speed_limit, inside}],
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
-  speed_limit (m/s in force at the ego, None when unknown), speed_limits_ahead [[distance, m/s], ...],
+  speed_limit (m/s in force at the ego, None when unknown), base_speed_limit (the same before zones), speed_limits_ahead [[distance, m/s], ...],
   passed_speed_sign {distance, speed_limit (None for an end-of-limit sign)} or None: the last speed sign behind,
   driving_side, rules (meta.rules as given), governing (meta.governing).
 A light's state is WorldState.signals[signal_id], else signals[id]. Without meta.scene (a foreign
@@ -83,7 +83,8 @@ def lane_ahead(network: Any, road: str, lane: int, s: float, distance: float = 5
 def _env(state: WorldState) -> dict[str, Any]:
     e = state.environment
     return {"fog_visual_range": e.fog_visual_range, "friction": e.friction, "precipitation": e.precipitation,
-            "precipitation_intensity": e.precipitation_intensity, "wetness": e.wetness, "sun_intensity": e.sun_intensity}
+            "precipitation_intensity": e.precipitation_intensity, "wetness": e.wetness, "sun_intensity": e.sun_intensity,
+            "sun_elevation": e.sun_elevation}
 
 
 class _Scene:
@@ -417,6 +418,7 @@ def _limits(view: dict[str, Any], scene: Mapping[str, Any]) -> None:
     elif base is None:
         base = lane.get("speed_limit")
     limits = [float(base)] if base is not None else []
+    view["base_speed_limit"] = limits[0] if limits else None  # before zones: what a zone's own limit lowers
     limits += [float(z["speed_limit"]) for z in view["zones"] if z["inside"] and z.get("speed_limit")]
     view["speed_limit"] = min(limits) if limits else None
     ahead = [[sg["distance"], sg["speed_limit"]] for sg in view["signs"] if sg["speed_limit"] is not None and sg["distance"] > 0.0]

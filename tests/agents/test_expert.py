@@ -54,13 +54,24 @@ def test_expert_waits_at_red_light_until_green():
 
 
 def test_expert_keeps_gap_behind_slow_lead():
-    net = FakeStraightNetwork()
+    net = FakeStraightNetwork(center_mark="solid")  # no passing: it must follow
     meta = straight_meta(speed_limit=15.0)
     lead = ActorState(id="truck", role="scenario", kind="truck", x=60.0, y=LANE_Y, z=0, h=0.0, speed=5.0, vx=5.0, length=8.0, width=2.5)
     states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 14.0), others=[Other(lead)], seconds=25.0)
     gaps = [s.actor("truck").x - 4.0 - (s.ego.x + 2.25) for s in states]
     assert min(gaps) > 5.0
     assert abs(states[-1].ego.speed - 5.0) < 0.5  # follows rather than stopping
+
+
+def test_expert_passes_slow_lead_over_broken_line_and_comes_back():
+    net = FakeStraightNetwork()  # broken centre line, no oncoming traffic
+    meta = straight_meta(speed_limit=15.0)
+    lead = ActorState(id="truck", role="scenario", kind="truck", x=60.0, y=LANE_Y, z=0, h=0.0, speed=5.0, vx=5.0, length=8.0, width=2.5)
+    states = run_world(load_agent("expert"), meta, net, (10.0, LANE_Y, 0.0, 14.0), others=[Other(lead)], seconds=30.0)
+    beside = [s for s in states if abs(s.actor("truck").x - s.ego.x) < 6.25]
+    assert beside and all(abs(s.ego.y - LANE_Y) > 2.5 for s in beside)  # a lane over while alongside
+    assert states[-1].ego.x > states[-1].actor("truck").x + 10.0  # ahead of it at the end
+    assert abs(states[-1].ego.y - LANE_Y) < 0.3  # and back in its lane
 
 
 def test_expert_yields_to_pedestrian_on_crosswalk():

@@ -77,3 +77,29 @@ def test_cli_rules_commands(capsys):
     assert "did you mean stop_sign" in capsys.readouterr().err
     assert main(["rules", "list"]) == 0
     assert "yield_emergency_vehicle" in capsys.readouterr().out
+
+
+def _variant_of(cat, rule_id: str, tmp_path, old: str, new: str):
+    src = open(cat[rule_id].file).read()
+    assert old in src
+    path = tmp_path / f"{rule_id}.yaml"
+    path.write_text(src.replace(old, new, 1))
+    return path
+
+
+def test_context_signs_are_scenario_sign_ids(tmp_path, cat):
+    from roadtest.dsl.signs import load_signs
+
+    ids = set(load_signs())
+    assert all(set(r.context.signs) <= ids for r in cat.values())
+    bad = _variant_of(cat, "give_way_sign", tmp_path, "signs: [yield]", "signs: [give_way]")
+    with pytest.raises(ScenarioError, match=r"unknown sign need 'give_way'; expected a scenario sign id"):
+        load_rule_file(bad)
+
+
+def test_closed_loop_false_needs_its_reason(tmp_path, cat):
+    assert cat["officer_signal"].closed_loop is False and "officer" in cat["officer_signal"].closed_loop_reason
+    assert cat["red_light"].closed_loop is True
+    bad = _variant_of(cat, "red_light", tmp_path, "\nmonitor:", "\nclosed_loop: false\nmonitor:")
+    with pytest.raises(ScenarioError, match="closed_loop: false needs closed_loop_reason"):
+        load_rule_file(bad)

@@ -63,7 +63,7 @@ class LongitudinalActions:
             peak = k * dv / self.T
             if limit > 0 and peak > limit:
                 self.T *= peak / limit
-        self.elapsed = 0.0
+        self.elapsed, self.stepped = 0.0, False
 
     @staticmethod
     def _clamp(e: Any, v: float) -> float:
@@ -74,11 +74,18 @@ class LongitudinalActions:
         if self.continuous:
             self.v1 = self._clamp(e, self._target_speed(c))
         self.elapsed += dt
-        if self.T <= 1e-9 or self.elapsed >= self.T - 1e-9:
-            e.speed = self.v1
+        first, self.stepped = not self.stepped, True
+        at_end = self.T <= 1e-9 or self.elapsed >= self.T - 1e-9
+        v = self.v1 if at_end else self.v0 + (self.v1 - self.v0) * shape_fn(self.shape)(self.elapsed / self.T)
+        if not first and dt > 0:
+            # after its start a speed action moves the speed no faster than the entity's Performance allows
+            # (esmini's LongSpeedAction::Step): a continuous target that jumps is followed at maxDeceleration.
+            # Under a driver (a ghost-following controller) the action's speed is its own last output, not the entity's.
+            base = self.v_out if self.actor in getattr(c, "drivers", {}) else e.speed
+            v = base + max(-e.max_decel * dt, min(e.max_accel * dt, v - base))
+        e.speed = self.v_out = v
+        if at_end and abs(v - self.v1) < 1e-9:
             self.done = not self.continuous
-            return
-        e.speed = self.v0 + (self.v1 - self.v0) * shape_fn(self.shape)(self.elapsed / self.T)
 
     def _start_SpeedProfileAction(self, c: Any) -> None:
         e = c.entities[self.actor]

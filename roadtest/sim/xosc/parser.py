@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -128,7 +127,8 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
         raise ScenarioError(Problem(file, root.sourceline or 0, 0, "", f"root element is <{root.tag}>, expected <OpenSCENARIO>"))
     if root.find("ParameterValueDistribution") is not None:
         raise ScenarioError(Problem(file, root.sourceline or 0, 0, "",
-                                    "a ParameterValueDistribution file: expand it with expand_distribution()"))
+                                    "a ParameterValueDistribution file (a logical scenario): `roadtest run` runs every "
+                                    "concrete scenario it defines (expand_distribution() lists them)"))
     header = root.find("FileHeader")
     try:
         rev_minor = int(header.get("revMinor", "0")) if header is not None else 0
@@ -171,63 +171,11 @@ def find_elsewhere(raw: str, scenario: Path, what: str) -> tuple[Path | None, st
     return None, ""
 
 
-def _frange(lo: float, hi: float, step: float) -> list[float]:
-    n = int((hi - lo) / step + 1e-9)
-    return [round(lo + i * step, 12) for i in range(n + 1)]
-
-
 def expand_distribution(path: str | Path) -> list[tuple[Path, dict[str, str]]]:
-    """The runs a deterministic ParameterValueDistribution file stands for: (scenario path, overrides)."""
-    path = Path(path)
-    root = parse_xml(path)
-    file = str(path)
-    pvd = root.find("ParameterValueDistribution")
-    if pvd is None:
-        return [(path, {})]
-    sf = pvd.find("ScenarioFile")
-    if sf is None or not sf.get("filepath"):
-        raise fail(pvd, "ScenarioFile.filepath", "missing scenario file", file)
-    target = (path.parent / sf.get("filepath")).resolve()
-    det = pvd.find("Deterministic")
-    if det is None:
-        from roadtest.errors import UnsupportedError
-        st = pvd.find("Stochastic")
-        raise UnsupportedError("Stochastic", file, (st if st is not None else pvd).sourceline or 0,
-                               "only Deterministic distributions are expanded")
-    axes: list[list[dict[str, str]]] = []
-    for d in det:
-        if not isinstance(d.tag, str):
-            continue
-        if d.tag == "DeterministicMultiParameterDistribution":
-            sets = [{a.get("parameterRef"): a.get("value") for a in pvs.findall("ParameterAssignment")}
-                    for pvs in d.findall("ValueSetDistribution/ParameterValueSet")]
-            axes.append(sets)
-        elif d.tag == "DeterministicSingleParameterDistribution":
-            name = d.get("parameterName")
-            if d.find("DistributionSet") is not None:
-                vals = [e.get("value") for e in d.findall("DistributionSet/Element")]
-            elif d.find("DistributionRange") is not None:
-                dr = d.find("DistributionRange")
-                rng = dr.find("Range")
-                try:
-                    vals = [repr(v) for v in _frange(float(rng.get("lowerLimit")), float(rng.get("upperLimit")),
-                                                     float(dr.get("stepWidth")))]
-                except (TypeError, ValueError, ZeroDivisionError):
-                    raise fail(dr, "DistributionRange", "expected numeric lowerLimit, upperLimit and a positive stepWidth", file) from None
-            else:
-                from roadtest.errors import UnsupportedError
-                raise UnsupportedError(d[0].tag if len(d) else d.tag, file, d.sourceline or 0)
-            axes.append([{name: v} for v in vals])
-        else:
-            from roadtest.errors import UnsupportedError
-            raise UnsupportedError(d.tag, file, d.sourceline or 0)
-    runs = []
-    for combo in itertools.product(*axes):
-        merged: dict[str, str] = {}
-        for c in combo:
-            merged.update(c)
-        runs.append((target, merged))
-    return runs
+    """The runs a ParameterValueDistribution file stands for (see roadtest.sim.xosc.distribution)."""
+    from roadtest.sim.xosc.distribution import expand_distribution as expand
+
+    return expand(path)
 
 
 def attr_float(el: Any, name: str, default: float = 0.0) -> float:

@@ -1,0 +1,65 @@
+"""The ablated expert: `expert-ignore:RULE[,RULE...]` drives as the expert except that its planner drops the
+constraint it keeps for each named rule, and nothing else.
+
+It shows that a scene tests a rule: the full expert keeps every rule there, the expert that ignores one
+rule must be caught by that rule. `ABLATIONS` says, for each rule the expert has a constraint for, what
+is dropped; a rule the expert has no separate constraint for (it never overtakes, never makes a U-turn,
+has no junction right-of-way logic) cannot be ignored and is refused by name.
+"""
+
+from __future__ import annotations
+
+from roadtest.errors import UserError
+
+__all__ = ["ABLATIONS", "PREFIX", "parse_ignored", "ablated_name"]
+
+PREFIX = "expert-ignore:"
+
+# rule id -> what the expert's planner drops when it ignores that rule
+ABLATIONS: dict[str, str] = {
+    "speed_limit": "the road's and the signs' limits (cruises at free_speed; bends and visibility still slow it)",
+    "school_zone_speed": "the school-zone cap",
+    "work_zone_speed": "the work-zone cap",
+    "fog_speed_limit": "the fog cap (the sight-distance speed stays)",
+    "fog_expressway": "the fog caps and gaps of the expressway rule",
+    "night_speed": "the night cap",
+    "expressway_distance": "the expressway's minimum gaps (keeps its own 1.6 s time gap)",
+    "safe_distance": "the rule's and its own time gap (follows at 0.6 s, 1.5 m standstill gap)",
+    "time_to_collision": "the gentle approach to a slower lead (keeps speed, then brakes at 4 m/s^2 when needed)",
+    "stop_sign": "the stops at stop lines",
+    "red_light": "the stops at red lights",
+    "yellow_light": "the stops at yellow lights",
+    "yield_pedestrian_crosswalk": "the stops before a crosswalk in use (a pedestrian in its path is still an obstacle)",
+    "yield_emergency_vehicle": "moving aside for an emergency vehicle with its siren on",
+    "no_collision_vehicle": "vehicles as obstacles",
+    "no_collision_vru": "pedestrians and cyclists as obstacles",
+    "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
+    "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
+    "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
+}
+
+
+def parse_ignored(name: str) -> list[str]:
+    """The rule ids in an `expert-ignore:A,B` agent name; UserError for an unknown rule or one the expert has no constraint for."""
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    ids = [r.strip() for r in name[len(PREFIX):].split(",") if r.strip()]
+    if not ids:
+        raise UserError(f"agent {name!r}: name the rule(s) to ignore, e.g. {PREFIX}red_light")
+    return check_ignored(ids, load_catalogue(), where=f"agent {name!r}")
+
+
+def check_ignored(ids: list[str], catalogue: dict, where: str = "expert config 'ignore'") -> list[str]:
+    """`ids` if every one is a catalogue rule with an expert constraint; a UserError that says which is not."""
+    for rid in ids:
+        if rid not in catalogue:
+            raise UserError(f"{where}: unknown rule {rid!r}; expected a catalogue rule id (roadtest rules list)")
+        if rid not in ABLATIONS:
+            raise UserError(f"{where}: the expert keeps no separate constraint for {rid!r}, so it cannot ignore it; "
+                            f"rules it can ignore: {', '.join(sorted(ABLATIONS))}")
+    return ids
+
+
+def ablated_name(rule_id: str) -> str:
+    """The agent name of the expert that ignores `rule_id`."""
+    return PREFIX + rule_id
