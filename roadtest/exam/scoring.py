@@ -53,8 +53,9 @@ def _only_article(text: str, named: set[str]) -> bool:
     if "A" not in named:
         return False
     for m in re.finditer(r"(?<![A-Za-z])A(?![A-Za-z])", text):
+        starts_sentence = re.search(r"(^|[.!?:]\s+)$", text[:m.start()]) is not None  # mid-sentence the article is "a"
         nxt = re.match(r" ([a-z]+)", text[m.end():])
-        if nxt is None or nxt.group(1) in _AFTER_LETTER:
+        if not starts_sentence or nxt is None or nxt.group(1) in _AFTER_LETTER:
             return False
     return True
 

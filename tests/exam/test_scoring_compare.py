@@ -14,7 +14,8 @@ from roadtest.exam.scoring import accuracy_by, extract_letter, follows_format, s
     ("B", "B"), (" c. ", None), ("C.", "C"), ("(D)", "D"), ("The answer is B.", "B"),
     ('{"answer": "C"}', "C"), ("B or C", None), ("A and B are both fine", None),
     ("A car should stop here, so C.", "C"), ("Not A; the right one is B.", "B"), ("", None), (None, None),
-    ("I would choose option D because the light is red.", "D"),
+    ("I would choose option D because the light is red.", "D"), ("The correct option is A here.", "A"),
+    ("A car is ahead. So A.", "A"),
 ])
 def test_the_letter_an_answer_names_and_several_letters_count_as_none(text, letter):
     assert extract_letter(text) == letter
