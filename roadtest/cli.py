@@ -101,6 +101,24 @@ def _signs_list(a: argparse.Namespace) -> int:
     return list_command(a.country)
 
 
+def _exam_build(a: argparse.Namespace) -> int:
+    from roadtest.exam.build import build_command
+
+    return build_command(a.target, a.out, seeds=a.seeds, seed=a.seed)
+
+
+def _exam_run(a: argparse.Namespace) -> int:
+    from roadtest.exam.take import run_command
+
+    return run_command(a.exam, a.agent_config, a.out, judge=a.judge)
+
+
+def _exam_compare(a: argparse.Namespace) -> int:
+    from roadtest.exam.compare import compare_command
+
+    return compare_command(a.exam_results, a.road_results, a.out)
+
+
 def _compose(a: argparse.Namespace) -> int:
     from roadtest.dsl.compose import compose_command
 
@@ -212,6 +230,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
     p.add_argument("--country", default=None, metavar="CC", help="Only this country.")
 
+    exam = _add(sub, "exam", lambda a: a._parser.error("a subcommand is required (build, run, compare)"),
+                "The written exam on the road test's own scenes, and the two side by side.")
+    esub = exam.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
+    p = _add(esub, "build", _exam_build, "Drive each scene with the expert and write sign, action and open questions on its frames.")
+    p.add_argument("target", type=Path, help="Scenario, suite or folder: the scenes of the exam.")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR",
+                   help="Exam folder: exam.jsonl (LLaVA/ShareGPT layout) and images/.")
+    p.add_argument("--seeds", type=int, default=1, metavar="N", help="Seeds per variant (default 1).")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
+    p = _add(esub, "run", _exam_run, "Put the exam to a model and score it per level, rule, country, weather and light.")
+    p.add_argument("exam", type=Path, help="Exam folder written by `roadtest exam build`.")
+    p.add_argument("--agent-config", type=Path, required=True, metavar="YAML", help="The VLM agent's config: backend and model.")
+    p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="Results folder: answers.jsonl and summary.json.")
+    p.add_argument("--judge", action="store_true", help="Grade open answers with the same model (marked in the results).")
+    p = _add(esub, "compare", _exam_compare, "Knows the rule / follows it on the road: the four cells per rule and per level.")
+    p.add_argument("exam_results", type=Path, help="Results folder of `roadtest exam run`.")
+    p.add_argument("road_results", type=Path, help="Results folder of `roadtest run` on the same suite.")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="JSON", help="JSON to write (default EXAM_RESULTS/compare.json).")
+
     p = _add(sub, "replay", _replay, "Replay a run: a video clip, a Rerun recording, or the CARLA recorder file on a server.")
     p.add_argument("run_dir", type=Path, help="Run folder: OUT/runs/<run id>/.")
     p.add_argument("-o", "--out", type=Path, default=None, metavar="FILE",
@@ -244,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
-            "signs list", "replay", "report", "compose")
+            "signs list", "exam build", "exam run", "exam compare", "replay", "report", "compose")
 
 
 def main(argv: list[str] | None = None) -> int:
