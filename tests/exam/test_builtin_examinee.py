@@ -15,7 +15,6 @@ CONFLICTS = {rid: tuple(r.conflicts_with) for rid, r in CAT.items()}
 
 @pytest.fixture
 def examinee(monkeypatch):
-    pytest.importorskip("roadtest.agents.vlm.builtin.detect")
     from roadtest.agents.vlm.config import merge_config
     from roadtest.exam.builtin_examinee import BuiltinExaminee
 
