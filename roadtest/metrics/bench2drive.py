@@ -156,14 +156,21 @@ def comfort(trace: Trace, meta: dict | None = None, window: int = COMFORT_WINDOW
     n = len(c["angular_z_deg"])
     if n < _SG_ORDER + 1:
         return MetricResult("comfort", "1", None, details={"note": "fewer than 3 ego frames"})
+    return chunked_comfort(trace, n, window, " (Bench2Drive units)", lambda a, b: _worst(_chunk_signals(
+        c["acc"][a:b], c["angular_z_deg"][a:b], c["forward"][a:b], c["right"][a:b])))
+
+
+def chunked_comfort(trace: Trace, n: int, window: int, unit_note: str, worst) -> MetricResult:
+    """Share of whole `window`-frame chunks of `n` ego frames (the whole episode when shorter) whose signals lie
+    inside nuPlan's bounds; `worst(a, b)` gives the (signal, excess) of frames a..b, ("", 0) when inside."""
     chunks = [(0, n)] if n <= window else [(i * window, (i + 1) * window) for i in range(n // window)]
     times = [st.time for st, _ in ego_states(trace)]
     passed, bad = 0, []
     for a, b in chunks:
-        name, excess = _worst(_chunk_signals(c["acc"][a:b], c["angular_z_deg"][a:b], c["forward"][a:b], c["right"][a:b]))
+        name, excess = worst(a, b)
         if name:
             bad.append(Violation(times[a], times[b - 1] - times[a] + trace.tick, excess, name,
-                                 f"{name} outside nuPlan bounds by {excess:.3f} (Bench2Drive units)"))
+                                 f"{name} outside nuPlan bounds by {excess:.3f}{unit_note}"))
         else:
             passed += 1
     return MetricResult("comfort", "1", passed / len(chunks), tuple(bad), {"chunks": len(chunks), "window": window})

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from roadtest.metrics import bench2drive as b2d
-from roadtest.metrics.base import MetricResult, Violation, ego_states, project_on_route, route_from_meta
+from roadtest.metrics.base import MetricResult, ego_states, project_on_route, route_from_meta
 from roadtest.metrics.leaderboard import LeaderboardResult, penalty_of
 from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import Trace
@@ -70,17 +70,7 @@ def comfort(trace: Trace, window: int = b2d.COMFORT_WINDOW) -> MetricResult:
     n = len(sig["yaw_rate"])
     if n < 2:
         return MetricResult("comfort", "1", None, details={"note": "fewer than 2 ego frames"})
-    chunks = [(0, n)] if n <= window else [(i * window, (i + 1) * window) for i in range(n // window)]
-    times = [st.time for st, _ in ego_states(trace)]
-    passed, bad = 0, []
-    for a, b in chunks:
-        name, excess = b2d._worst({k: v[a:b] for k, v in sig.items()})
-        if name:
-            bad.append(Violation(times[a], times[b - 1] - times[a] + trace.tick, excess, name,
-                                 f"{name} outside nuPlan bounds by {excess:.3f}"))
-        else:
-            passed += 1
-    return MetricResult("comfort", "1", passed / len(chunks), tuple(bad), {"chunks": len(chunks), "window": window})
+    return b2d.chunked_comfort(trace, n, window, "", lambda a, b: b2d._worst({k: v[a:b] for k, v in sig.items()}))
 
 
 def evaluate(trace: Trace, meta: dict, lb: LeaderboardResult) -> dict[str, Any]:
