@@ -46,6 +46,12 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
         {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
          "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
+    # the ego joins from the acceleration lane (lane 3) with a faster car coming up in lane 2, the lane it merges
+    # into: it waits for the gap behind (the ablated expert cuts in); the car brakes for an ego that cuts in
+    "merge_give_way": {"road": {"length": 320, "speed_limit": 80, "ramp": {"merge_s": 80, "length": 160}},
+                       "ego": {"lane": 3, "s": 110, "speed": 40},
+                       "actors": [{"id": "main_lane_car", "kind": "vehicle", "place": {"lane": 2, "s": 82}, "speed": 70,
+                                   "reacts": True, "behaviours": [{"action": "keep_speed"}]}]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
     "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
         {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},

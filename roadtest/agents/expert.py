@@ -4,7 +4,9 @@ It reads the route, its speed and the `roadtest.objects` sensor; follows the rou
 chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
 rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
 moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
-traffic allow (roadtest.agents.overtake); and plans 3 s ahead with the same model.
+traffic allow (roadtest.agents.overtake); moves into another lane (merging from an acceleration lane, passing,
+making way) only with the time gap behind that merge_give_way asks (roadtest.agents.lane_gap), slowing to let a
+faster vehicle by; and plans 3 s ahead with the same model.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.lane_gap import REAR_RANGE, alongside, rear_blocker
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
@@ -83,6 +86,9 @@ class ExpertAgent(AutonomousAgent):
         self.stops_done: list[float] = []  # route positions of stop lines already stopped at
         self.stopped_since: float | None = None
         self.offset = 0.0  # m, current lateral offset from the route (left positive)
+        self.placed = False  # whether the offset has been set from where the ego starts (beside its route: merging)
+        self.merge_cap: float | None = None  # m/s while waiting behind the line for a faster vehicle to pass
+        self.lane_end: float | None = None  # m ahead to the end of the lane the ego waits in, when within sight
         self.ev_mode: str | None = None  # "change" | "pullover" | "back" while making way for an emergency vehicle
         self.yielding: set[str] = set()  # emergency vehicles being let past
         self.ev_plan: tuple[float, str] | None = None  # (offset, mode) chosen when the yielding began
@@ -121,8 +127,13 @@ class ExpertAgent(AutonomousAgent):
             ego_s = float(given) if given is not None else self.route.project(ego["x"], ego["y"])[0]
         half = float(ego.get("length", 4.5)) / 2.0
         limits = rule_limits(view, self.ignore)
+        if not self.placed:
+            self.placed, d0 = True, float(ego.get("route_d") or 0.0)
+            self.offset = d0 if abs(d0) > 0.5 else 0.0  # starting in an acceleration lane: merge from there
         self._update_offset(view, ego, speed)
         v_des = self.v_des = self._desired_speed(view, speed, half, limits)
+        if self.merge_cap is not None:
+            v_des = min(v_des, self.merge_cap)
         if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
             aside = self.ev_plan is not None and abs(float(ego.get("route_d") or 0.0) - self.ev_plan[0]) < 0.25
             v_des = 0.0 if aside else min(v_des, 5.0)
@@ -200,7 +211,7 @@ class ExpertAgent(AutonomousAgent):
             for side, sign in (("right", -1.0), ("left", 1.0)) if right_hand else (("left", 1.0), ("right", -1.0)):
                 nb = lane.get(side) or {}
                 same_dir = nb.get("lane") is not None and own is not None and (nb["lane"] > 0) == (own > 0)
-                if same_dir and nb.get("crossing_allowed") and not _lane_busy(view, sign * width):
+                if same_dir and nb.get("crossing_allowed") and not _lane_busy(view, ego, speed, sign * width, self.ignore):
                     want, self.ev_mode = sign * width, "change"
                     break
             else:
@@ -219,8 +230,29 @@ class ExpertAgent(AutonomousAgent):
                 want, self.ev_mode = passing, "overtake"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
+        want = self._gap_gate(view, ego, speed, want)
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
         self.offset += max(-rate, min(rate, want - self.offset))
+
+    def _gap_gate(self, view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, want: float) -> float:
+        """Hold the offset short of another lane until the gap behind there is long enough (merge_give_way);
+        meanwhile slow to let a faster vehicle by, and note where the lane the ego waits in ends."""
+        self.merge_cap, self.lane_end = None, None
+        lane = view.get("lane") or {}
+        width = float(lane.get("width") or 3.5)
+        if abs(want - self.offset) <= width / 2.0:
+            return want  # already over the line (or staying within the lane)
+        beside = alongside(view, ego, want)
+        if beside is None and ("merge_give_way" in self.ignore or rear_blocker(view, ego, want, speed) is None):
+            return want
+        rear = rear_blocker(view, ego, want, speed, within=REAR_RANGE) or {}
+        v_other = max(float((beside or {}).get("speed", 0.0)), float(rear.get("speed", 0.0)))
+        if v_other > speed + 0.5:
+            self.merge_cap = 0.7 * v_other
+        centre = lane.get("centerline") or []
+        if len(centre) >= 2 and float(centre[-1][0]) < 45.0:
+            self.lane_end = float(centre[-1][0])
+        return self.offset
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
         h = float(ego["h"])
@@ -314,6 +346,8 @@ class ExpertAgent(AutonomousAgent):
                 if on and near:
                     out.append(Obstacle(gap=gap, speed=0.0, why=f"pedestrian {p.get('id')} at crosswalk", s0=1.5))
                     break
+        if self.lane_end is not None:  # the lane ends before the gap behind opens: stop short of its taper
+            out.append(Obstacle(gap=self.lane_end - half - 20.0, speed=0.0, why="end of lane", s0=1.0))
         route_len = ego.get("route_length") or (self.route.length if self.route else None)
         if route_len and ego_s > float(route_len) - 3.0:  # the simulator ends the run at the goal; past it, stop
             out.append(Obstacle(gap=float(route_len) - ego_s - half + 12.0, speed=0.0, why="goal", s0=1.0))
@@ -459,11 +493,14 @@ def _governs_yield(view: Mapping[str, Any]) -> bool:
     return any("emergency" in str(g) for g in ids)
 
 
-def _lane_busy(view: Mapping[str, Any], d: float) -> bool:
-    """Whether an actor occupies the lane at lateral offset d beside the ego (30 m behind to 20 m ahead)."""
+def _lane_busy(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, d: float, ignore: frozenset[str]) -> bool:
+    """Whether the lane at lateral offset d beside the ego is taken: an actor alongside or up to 20 m ahead, or
+    (unless merge_give_way is ignored) one behind within REAR_RANGE or too short a time gap (roadtest.agents.lane_gap)."""
     for a in view.get("actors") or []:
         if a.get("route_s") is None or a.get("siren"):
             continue
-        if -30.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
+        if 0.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
             return True
-    return False
+    if alongside(view, ego, d):
+        return True
+    return "merge_give_way" not in ignore and rear_blocker(view, ego, d, speed, within=REAR_RANGE) is not None
