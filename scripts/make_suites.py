@@ -52,6 +52,12 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
                        "ego": {"lane": 3, "s": 110, "speed": 40},
                        "actors": [{"id": "main_lane_car", "kind": "vehicle", "place": {"lane": 2, "s": 82}, "speed": 70,
                                    "reacts": True, "behaviours": [{"action": "keep_speed"}]}]},
+    # a slow truck behind the solid line that breaks down: the expert follows it, and passes it only once it stands
+    # (the ablated expert passes it while it still moves)
+    "solid_line_exception": {"road": {"length": 300}, "ego": {"s": 10}, "expect": {"timeout": 70},
+                             "actors": [{"id": "truck", "kind": "truck", "place": {"ahead_of": "ego", "distance": 40},
+                                         "speed": 15, "behaviours": [{"action": "keep_speed"},
+                                                                     {"action": "stop", "rate": 2, "trigger": {"time": 14}}]}]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
     "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
         {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},

@@ -36,6 +36,8 @@ ABLATIONS: dict[str, str] = {
     "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
     "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
     "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
+    "solid_line_exception": "the exception's limits (where the scene grants it, it crosses a solid line to pass any "
+                            "slow road user, moving or standing, near or far); the mark's ban elsewhere stays",
     "merge_give_way": "the look behind before moving into another lane (the time gap, and the 30 m kept clear when "
                       "pulling out to pass or make way); a vehicle alongside still stops it",
 }

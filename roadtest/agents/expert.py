@@ -323,8 +323,9 @@ class ExpertAgent(AutonomousAgent):
                 along = a.get("speed", 0.0) * math.cos(rel_h)
                 if abs(rd - self.offset) >= corridor and abs(math.cos(rel_h)) < 0.7:
                     along = 0.0  # crossing the path: treat as standing there; a merging car keeps its speed
+                s0 = limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
-                                    s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
+                                    s0=max(s0, self.overtaker.room(view, a)), actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
