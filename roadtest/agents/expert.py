@@ -19,7 +19,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
-from roadtest.agents.lane_gap import REAR_RANGE, alongside, rear_blocker
+from roadtest.agents.lane_gap import REAR_RANGE, alongside, lane_taken, rear_blocker
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
@@ -211,7 +211,7 @@ class ExpertAgent(AutonomousAgent):
             for side, sign in (("right", -1.0), ("left", 1.0)) if right_hand else (("left", 1.0), ("right", -1.0)):
                 nb = lane.get(side) or {}
                 same_dir = nb.get("lane") is not None and own is not None and (nb["lane"] > 0) == (own > 0)
-                if same_dir and nb.get("crossing_allowed") and not _lane_busy(view, ego, speed, sign * width, self.ignore):
+                if same_dir and nb.get("crossing_allowed") and not lane_taken(view, ego, speed, sign * width, self.ignore):
                     want, self.ev_mode = sign * width, "change"
                     break
             else:
@@ -492,16 +492,3 @@ def _governs_yield(view: Mapping[str, Any]) -> bool:
     gov = view.get("governing")
     ids = [gov] if isinstance(gov, str) else list(gov or []) if isinstance(gov, (list, tuple)) else []
     return any("emergency" in str(g) for g in ids)
-
-
-def _lane_busy(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, d: float, ignore: frozenset[str]) -> bool:
-    """Whether the lane at lateral offset d beside the ego is taken: an actor alongside or up to 20 m ahead, or
-    (unless merge_give_way is ignored) one behind within REAR_RANGE or too short a time gap (roadtest.agents.lane_gap)."""
-    for a in view.get("actors") or []:
-        if a.get("route_s") is None or a.get("siren"):
-            continue
-        if 0.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
-            return True
-    if alongside(view, ego, d):
-        return True
-    return "merge_give_way" not in ignore and rear_blocker(view, ego, d, speed, within=REAR_RANGE) is not None

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from roadtest.agents.rules import rule_param
 
-__all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "needed_gap", "rear_blocker", "alongside"]
+__all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "needed_gap", "rear_blocker", "alongside", "lane_taken"]
 
 RULE = "merge_give_way"
 DEFAULT_GAP = 1.0  # s: the catalogue's min_rear_gap, kept where the rule is not listed
@@ -58,3 +58,16 @@ def rear_blocker(view: Mapping[str, Any], ego: Mapping[str, Any], d: float, spee
         if (-a["route_s"] <= within or later < need * v) and later / v < worst_gap:
             worst, worst_gap = a, later / v
     return worst
+
+
+def lane_taken(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, d: float, ignore: frozenset[str]) -> bool:
+    """Whether the lane at lateral offset d beside the ego is taken: an actor alongside or up to 20 m ahead, or
+    (unless merge_give_way is ignored) one behind within REAR_RANGE or too short a time gap."""
+    for a in view.get("actors") or []:
+        if a.get("route_s") is None or a.get("siren"):
+            continue
+        if 0.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
+            return True
+    if alongside(view, ego, d):
+        return True
+    return RULE not in ignore and rear_blocker(view, ego, d, speed, within=REAR_RANGE) is not None
