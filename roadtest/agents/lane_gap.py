@@ -20,6 +20,8 @@ MARGIN = 0.3  # s the expert keeps above the rule's gap
 REAR_RANGE = 30.0  # m behind in the target lane that counts as taken when pulling out
 HALF_CHANGE = 1.5  # s from the start of a lane change until the ego's centre is over the line
 LANE_HALF = 2.0  # m: an actor within this of the target lane's centre (route frame) is in that lane
+# road users the look behind does not count, as the monitor's rear gap does not: walkers, cyclists, objects
+NOT_VEHICLES = ("pedestrian", "officer", "police_officer", "bicycle", "static", "cone", "barrier")
 
 
 def needed_gap(view: Mapping[str, Any]) -> float:
@@ -29,7 +31,7 @@ def needed_gap(view: Mapping[str, Any]) -> float:
 
 def _vehicles_in(view: Mapping[str, Any], d: float) -> list[Mapping[str, Any]]:
     return [a for a in view.get("actors") or [] if a.get("route_s") is not None and not a.get("siren")
-            and a.get("kind") not in ("pedestrian", "officer", "police_officer") and abs(a["route_d"] - d) < LANE_HALF]
+            and a.get("kind") not in NOT_VEHICLES and abs(a["route_d"] - d) < LANE_HALF]
 
 
 def alongside(view: Mapping[str, Any], ego: Mapping[str, Any], d: float) -> Mapping[str, Any] | None:
