@@ -36,6 +36,7 @@ LAT_ACCEL = 2.0  # m/s^2, in bends
 JERK_UP, JERK_DOWN = 2.5, 3.5  # m/s^3, comfort limits on the commanded acceleration
 REACTION = 1.0  # s, for the visibility speed
 DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
+LANE_END_MARGIN = 20.0  # m short of a lane's end (an acceleration lane's taper) the expert waits to merge
 
 
 @dataclass(frozen=True)
@@ -247,11 +248,14 @@ class ExpertAgent(AutonomousAgent):
             return want
         rear = rear_blocker(view, ego, want, speed, within=REAR_RANGE) or {}
         v_other = max(float((beside or {}).get("speed", 0.0)), float(rear.get("speed", 0.0)))
-        if v_other > speed + 0.5:
-            self.merge_cap = 0.7 * v_other
         centre = lane.get("centerline") or []
-        if len(centre) >= 2 and float(centre[-1][0]) < 45.0:
-            self.lane_end = float(centre[-1][0])
+        sight = float(centre[-1][0]) if len(centre) >= 2 else 50.0  # the lane ahead in view (about 50 m when it goes on)
+        room = max(sight - float(ego.get("length", 4.5)) / 2.0 - LANE_END_MARGIN, 0.0)
+        self.merge_cap = math.sqrt(2.0 * COMFORT_DECEL * room)  # able to stop before a lane that may end out of sight
+        if v_other > speed + 0.5:
+            self.merge_cap = min(self.merge_cap, 0.7 * v_other)
+        if sight < 45.0:
+            self.lane_end = sight
         return self.offset
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
@@ -348,7 +352,7 @@ class ExpertAgent(AutonomousAgent):
                     out.append(Obstacle(gap=gap, speed=0.0, why=f"pedestrian {p.get('id')} at crosswalk", s0=1.5))
                     break
         if self.lane_end is not None:  # the lane ends before the gap behind opens: stop short of its taper
-            out.append(Obstacle(gap=self.lane_end - half - 20.0, speed=0.0, why="end of lane", s0=1.0))
+            out.append(Obstacle(gap=self.lane_end - half - LANE_END_MARGIN, speed=0.0, why="end of lane", s0=1.0))
         route_len = ego.get("route_length") or (self.route.length if self.route else None)
         if route_len and ego_s > float(route_len) - 3.0:  # the simulator ends the run at the goal; past it, stop
             out.append(Obstacle(gap=float(route_len) - ego_s - half + 12.0, speed=0.0, why="goal", s0=1.0))
