@@ -88,7 +88,7 @@ class ExpertAgent(AutonomousAgent):
         self.stopped_since: float | None = None
         self.offset = 0.0  # m, current lateral offset from the route (left positive)
         self.placed = False  # whether the offset has been set from where the ego starts (beside its route: merging)
-        self.merge_cap: float | None = None  # m/s while waiting behind the line for a faster vehicle to pass
+        self.merge_cap: float | None = None  # m/s while waiting to move into another lane (the gap behind too short)
         self.lane_end: float | None = None  # m ahead to the end of the lane the ego waits in, when within sight
         self.ev_mode: str | None = None  # "change" | "pullover" | "back" while making way for an emergency vehicle
         self.yielding: set[str] = set()  # emergency vehicles being let past
