@@ -40,6 +40,9 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
                                         "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
     # the sign stands on the road past the goal: the route need not enter it (no junction arm to turn into yet)
     "no_entry": {"road": {"signs": [{"id": "no_entry", "s": 245, "side": "kerb"}]}},
+    # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
+    # the minimum is the posted one (the sign shows 60 km/h in every country)
+    "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},
     # a road fast enough that the night cap (65 mph) binds below the road's limit
     "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
     # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it

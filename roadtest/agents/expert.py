@@ -17,6 +17,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
@@ -249,6 +250,7 @@ class ExpertAgent(AutonomousAgent):
             limit, ahead = None, []
         cruise = self.config["free_speed" if "speed_limit" in self.ignore else "cruise_speed"]
         v = float(cruise) if limit is None else float(limit) - margin
+        v = raise_to_minimum(v, view, self.ignore, limit, margin)
         if limits.max_speed is not None:
             v = min(v, limits.max_speed - margin)
         vis = float((view.get("environment") or {}).get("fog_visual_range", 1e5))
