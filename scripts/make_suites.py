@@ -40,6 +40,11 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
                                         "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
     # the sign stands on the road past the goal: the route need not enter it (no junction arm to turn into yet)
     "no_entry": {"road": {"signs": [{"id": "no_entry", "s": 245, "side": "kerb"}]}},
+    # a bend toward the oncoming lanes, reached just after the oncoming car has passed: its inside is the short line
+    # a driver who does not keep to its side would take
+    "driving_side": {"road": {"kind": "curve", "length": 320, "radius": 80, "angle": 90, "direction": "far", "curve_start": 110},
+                     "actors": [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": 150}, "speed": 30,
+                                 "behaviours": [{"action": "keep_speed"}]}]},
     # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
     # the minimum is the posted one (the sign shows 60 km/h in every country)
     "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},

@@ -221,7 +221,9 @@ class Road(_Model):
     signs: list[Sign] = Field(default_factory=list)
     radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
     angle: float = Field(90.0, gt=0, le=270, validate_default=True, description="Curve turning angle: degrees in YAML, radians in the model.")
-    direction: Literal["left", "right"] = Field("left", description="Curve turning direction.")
+    direction: Literal["left", "right", "kerb", "far"] = Field(
+        "left", description="Curve turning direction: left, right, or as the ego's side: kerb (toward its own roadside), "
+                            "far (toward the oncoming lanes: left in right-hand traffic, right in JP).")
     curve_start: Metres = Field(0.0, description="Straight lead-in before the curve begins, m.")
     ramp: Ramp | None = Field(None, description="On-ramp (highway_merge only).")
 

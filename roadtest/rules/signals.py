@@ -29,6 +29,7 @@ PATH_HALF = 3.0  # m lateral from the ego's centre line that counts as "in the e
 REASON_LEAD = 15.0  # m: a stopped lead this close is a reason to stand still
 REASON_LINE = 8.0  # m: a stop line, red light or give-way line this close is a reason
 REASON_CROSSWALK = 20.0  # m
+PASS_AHEAD, PASS_BEHIND = 40.0, 15.0  # m between bumpers: a road user going the ego's way this close is being passed
 VRUS = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist"})
 NON_VEHICLES = VRUS | frozenset({"static", "cone", "barrier", "prop"})
 
@@ -71,7 +72,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "lane_change_rear_gap": ("s", "at a lane change, least time gap of a vehicle behind in the new lane; NONE otherwise"),
     "vru_lat_gap": ("m", "least lateral clearance to a moving pedestrian or cyclist alongside; NONE"),
     "vru_alongside": ("±1", "a moving pedestrian or cyclist alongside (vru_lat_gap is measured)"),
-    "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side)"),
+    "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side), not while "
+                            "passing a road user going its way or standing (PASS_AHEAD ahead to PASS_BEHIND behind, on its kerb side)"),
     "entered_no_entry": ("±1", "ego front passed a no-entry sign this tick"),
     "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road, or passed this tick"),
     "u_turn": ("±1", "ego moving against its initial direction of travel on its starting road"),
@@ -335,7 +337,8 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         v["lane_change_rear_gap"] = _rear_gap(st, e, ln) if v["lane_change"] > 0 else NONE
         # direction
         moving = abs(e.speed) > 0.5
-        v["opposite_side"] = _b(ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side))
+        against = ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side)
+        v["opposite_side"] = _b(against and not _passing(st, e, side))
         v["u_turn"] = _b(moving and first_dir != 0 and road == start_road and motion_dir == -first_dir)
         v["entered_no_entry"] = _b(same_prev and any(_crossed(s, front0, front, d) for r, s in sc.no_entry if _road_ok({"road": r}, road)))
         v["no_entry_ahead"] = _b(v["entered_no_entry"] > 0 or any(
@@ -367,6 +370,20 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             out[k].append(float(v[k]))
         prev = e
     return Signals(time=times, tick=trace.tick, values=out)
+
+
+def _passing(st: WorldState, e: ActorState, side: str) -> bool:
+    """Whether the ego is passing a road user that goes its way or stands: one on its kerb side, within PASS_AHEAD
+    ahead to PASS_BEHIND behind (bumper to bumper), a lane or so across (an overtake may use the oncoming lanes)."""
+    kerb = -1.0 if side != "left" else 1.0  # the passed road user is on the ego's right in right-hand traffic
+    for o in st.actors:
+        if o.id == e.id or abs(o.speed) > 0.5 and abs(wrap_angle(o.h - e.h)) > math.pi / 4:
+            continue  # an oncoming or crossing road user is not passed (one standing still is, whatever its heading)
+        fx, fy = _ego_frame(e, o)
+        reach = (e.length + o.length) / 2
+        if -reach - PASS_BEHIND <= fx <= reach + PASS_AHEAD and 1.0 <= kerb * fy <= 6.0:
+            return True
+    return False
 
 
 def _cross_tta(st: WorldState, e: ActorState) -> float:
