@@ -45,6 +45,10 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "driving_side": {"road": {"kind": "curve", "length": 320, "radius": 80, "angle": 90, "direction": "far", "curve_start": 110},
                      "actors": [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": 150}, "speed": 30,
                                  "behaviours": [{"action": "keep_speed"}]}]},
+    # a drop-off asked for inside a signed no-stopping zone: a driver who does not read the sign stops where asked
+    "no_stopping": {"road": {"sections": [{"kind": "no_stopping", "s_start": 100, "s_end": 160}],
+                             "signs": [{"id": "no_stopping", "s": 100, "side": "kerb"}]},
+                    "ego": {"route": {"distance": 220, "stop": {"s": 130, "duration": 20}}}, "expect": {"timeout": 90}},
     # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
     # the minimum is the posted one (the sign shows 60 km/h in every country)
     "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},

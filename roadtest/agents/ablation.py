@@ -37,6 +37,7 @@ ABLATIONS: dict[str, str] = {
     "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
     "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
     "driving_side": "keeping to its own half in bends (it cuts a bend toward the oncoming lanes across a broken centre line when no one is coming)",
+    "no_stopping": "moving a stop the task asks for out of a no-stopping zone (it stops where asked)",
     "min_speed_expressway": "the floor at the rule's minimum speed (where no maximum is posted it keeps its 50 km/h default)",
 }
 

@@ -42,7 +42,7 @@ __all__ = [
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
-    "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
+    "TrafficLight", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
@@ -163,7 +163,7 @@ _ARM_DOC = ("Junction arm as the ego sees it on its approach (left, right, oppos
 
 
 class Section(_Model):
-    kind: Literal["tunnel", "bridge", "school_zone", "work_zone"]
+    kind: Literal["tunnel", "bridge", "school_zone", "work_zone", "no_stopping"]
     s_start: Metres = Field(..., description="Start along the main road, m.")
     s_end: Metres = Field(..., description="End along the main road, m.")
     speed_limit: OptSpeedKmh = Field(None, description="Speed limit inside the section: km/h in YAML, m/s in the model.")
@@ -250,9 +250,16 @@ class Road(_Model):
 
 # ---------------------------------------------------------------- ego and actors
 
+class RouteStop(_Model):
+    s: Metres = Field(..., description="Where the task asks the ego to stop (a drop-off), along the main road, m.")
+    duration: Positive = Field(..., description="How long it is asked to stand there, s.")
+
+
 class Route(_Model):
     distance: Positive | None = Field(None, description="Goal: this far along the route from the start, m.")
     exit: Literal["left", "straight", "right"] | None = Field(None, description="Exit taken at the junction.")
+    stop: RouteStop | None = Field(None, description="A stop the task asks for on the way (a drop-off); stopping is "
+                                                    "still forbidden inside a no_stopping section.")
 
     @model_validator(mode="after")
     def _one(self) -> "Route":

@@ -224,4 +224,14 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
         "lanes": [{"road": str(r), "lane": ln, "s_start": a, "s_end": b} for r, ln, a, b in legs],
         "goal": {"x": pts[-1][0], "y": pts[-1][1], "road": str(rid), "lane": lane, "s": s_goal},
         "exit": exit_,
+        "stops": _route_stops(sc, layout),
     }
+
+
+def _route_stops(sc, layout: Layout) -> list[dict]:
+    """meta.route.stops: the stops the task asks for, as (road, local s) with their duration."""
+    stop = sc.ego.route.stop
+    if stop is None:
+        return []
+    rid, s = layout.main_to_road(stop.s)
+    return [{"road": str(rid), "s": s, "duration": stop.duration}]

@@ -29,6 +29,7 @@ PATH_HALF = 3.0  # m lateral from the ego's centre line that counts as "in the e
 REASON_LEAD = 15.0  # m: a stopped lead this close is a reason to stand still
 REASON_LINE = 8.0  # m: a stop line, red light or give-way line this close is a reason
 REASON_CROSSWALK = 20.0  # m
+TASK_REACH = 40.0  # m past an asked stop's spot (a no-stopping zone's length moves it) where standing serves that stop
 PASS_AHEAD, PASS_BEHIND = 40.0, 15.0  # m between bumpers: a road user going the ego's way this close is being passed
 VRUS = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist"})
 NON_VEHICLES = VRUS | frozenset({"static", "cone", "barrier", "prop"})
@@ -66,7 +67,9 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "crosswalk_dist": ("m", "front to the start of the next crosswalk not yet cleared; negative while on it; NONE"),
     "ev_behind": ("±1", "an emergency vehicle with siren within EV_RANGE behind in the ego's lane"),
     "ev_blocked_time": ("s", "how long it has been so, reset when it is not"),
-    "unreasoned_stop_time": ("s", "how long the ego has stood still with no reason (lead, line, light, pedestrian, EV, goal)"),
+    "unreasoned_stop_time": ("s", "how long the ego has stood still with no reason (lead, line, light, pedestrian, EV, goal, "
+                                  "or a stop the route asks for within TASK_REACH past its spot, but never in a no-stopping zone)"),
+    "in_no_stopping": ("±1", "some part of the ego inside a no-stopping zone"),
     "junction_entered": ("±1", "ego front crossed a give-way line, or entered a new road (a junction) this tick"),
     "cross_tta": ("s", "at that tick, least time for crossing traffic to reach the ego; NONE otherwise"),
     "lane_change_rear_gap": ("s", "at a lane change, least time gap of a vehicle behind in the new lane; NONE otherwise"),
@@ -169,6 +172,7 @@ class _Scene:
         self.no_entry = [(sg.get("road"), float(sg.get("s", 0.0))) for sg in signs if "no_entry" in _kind(sg) or _kind(sg) == "267"]
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
+        self.task_stops = [(st.get("road"), float(st.get("s", 0.0))) for st in (meta.get("route") or {}).get("stops") or []]
         self.officers = [str(a.get("id")) for a in sc.get("actors") or [] if "officer" in str(a.get("kind", ""))]
 
     def light_state(self, signals: Mapping[str, str], light_id: str | None) -> str:
@@ -222,6 +226,9 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # zones and limits
         zone_limit = NONE
         for z in sc.zones:
+            if z.get("kind") == "no_stopping" and ln is not None and _road_ok(z, road) and \
+                    float(z.get("s_start", 0)) < s_c + e.length / 2 and s_c - e.length / 2 < float(z.get("s_end", 0)):
+                v["in_no_stopping"] = 1.0
             if ln is not None and _road_ok(z, road) and float(z.get("s_start", 0)) <= s_c <= float(z.get("s_end", 0)):
                 k = str(z.get("kind"))
                 if k in ("tunnel", "school_zone", "work_zone"):
@@ -363,7 +370,9 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
                   or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
                   or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
                   or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
-                  or v["officer_stop"] > 0)
+                  or v["officer_stop"] > 0
+                  or v["in_no_stopping"] < 0 and any(_road_ok({"road": r}, road) and -REASON_LINE <= d * (s_c - s) <= TASK_REACH
+                                                     for r, s in sc.task_stops))
         idle_time = idle_time + trace.tick if abs(e.speed) < STOPPED and not reason else 0.0
         v["unreasoned_stop_time"] = idle_time
         for k in VOCABULARY:
