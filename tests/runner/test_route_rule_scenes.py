@@ -1,4 +1,4 @@
-"""The L1 driving_side and min_speed_expressway scenes closed-loop: the full expert keeps the rule, the expert
+"""The L1 driving_side, min_speed_expressway and no_stopping scenes closed-loop: the full expert keeps the rule, the expert
 that drops the one constraint breaks it, where and how the scene file says it must."""
 
 from __future__ import annotations
@@ -64,3 +64,27 @@ def test_ignoring_the_minimum_leaves_the_default_cruise(repo_root, tmp_path, cou
     trace, _, verdicts = _drive(repo_root, tmp_path, "min_speed_expressway", country, "expert-ignore:min_speed_expressway")
     assert verdicts == {"min_speed_expressway": "violated"}
     assert trace.states[-1].ego.speed == pytest.approx(50 * KMH, abs=0.3)  # the expert's default when no limit is known
+
+
+def _stand(trace):
+    """(road s where the ego first stands still, seconds it stands there)."""
+    still = [st for st in trace.states if st.ego is not None and st.ego.speed < 0.05]
+    return still[0].ego.lane.s, still[-1].time - still[0].time
+
+
+@pytest.mark.parametrize("country", ["CN", "JP"])
+def test_asked_stop_moves_out_of_the_no_stopping_zone(repo_root, tmp_path, country):
+    scene = _scene(repo_root, "no_stopping")
+    (zone,) = scene["road"]["sections"]
+    asked = scene["ego"]["route"]["stop"]
+    assert zone["kind"] == "no_stopping" and zone["s_start"] < asked["s"] < zone["s_end"]  # the drop-off is in the zone
+    trace, _, verdicts = _drive(repo_root, tmp_path, "no_stopping", country, "expert")
+    assert trace.termination.value == "completed" and verdicts == {"no_stopping": "satisfied"}
+    s, held = _stand(trace)
+    half = trace.states[0].ego.length / 2
+    assert zone["s_end"] <= s - half <= zone["s_end"] + 2.0  # its rear just past the zone's end
+    assert held >= asked["duration"] - 0.1
+    trace, _, verdicts = _drive(repo_root, tmp_path, "no_stopping", country, "expert-ignore:no_stopping")
+    assert trace.termination.value == "completed" and verdicts == {"no_stopping": "violated"}
+    s, held = _stand(trace)
+    assert s == pytest.approx(asked["s"], abs=1.5) and held >= asked["duration"] - 0.1  # where asked, in the zone
