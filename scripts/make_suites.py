@@ -38,8 +38,10 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     # a slower truck starting beyond the 50 m the rule asks; the goal comes before the truck stops at the road's end
     "expressway_distance": {"road": {"length": 600}, "ego": {"route": {"distance": 380}}, "actors": [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": 90},
                                         "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
-    # the sign stands on the road past the goal: the route need not enter it (no junction arm to turn into yet)
-    "no_entry": {"road": {"signs": [{"id": "no_entry", "s": 245, "side": "kerb"}]}},
+    # the route handed to the ego turns left into a street whose entry a no-entry sign closes: navigation against the law
+    "no_entry": {"road": {"kind": "intersection", "length": 130,
+                          "signs": [{"id": "no_entry", "arm": "left", "s": 122, "side": "kerb", "direction": "backward"}]},
+                 "ego": {"route": {"exit": "left"}}, "expect": {"reach_goal": False, "timeout": 30}},
     # a bend toward the oncoming lanes, reached just after the oncoming car has passed: its inside is the short line
     # a driver who does not keep to its side would take
     "driving_side": {"road": {"kind": "curve", "length": 320, "radius": 80, "angle": 90, "direction": "far", "curve_start": 110},

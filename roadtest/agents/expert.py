@@ -20,6 +20,7 @@ from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.overtake import Overtaker
+from roadtest.agents.route_law import RouteLaw
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.agents.task_stop import TaskStops
 from roadtest.sim.route_path import RoutePath, to_ego_frame
@@ -79,6 +80,7 @@ class ExpertAgent(AutonomousAgent):
         self.overtaker = Overtaker(self.ignore)
         self.bend_line = BendLine(self.ignore)
         self.task_stops = TaskStops(self.ignore)
+        self.route_law = RouteLaw(self.ignore)
         self.v_des = DEFAULT_SPEED
         self.time = 0.0
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
@@ -304,7 +306,8 @@ class ExpertAgent(AutonomousAgent):
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
                                     s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
-        out += [Obstacle(gap=gap, speed=0.0, why=why, s0=0.0) for gap, why in self.task_stops.obstacles(view, ego_s, speed, half, t)]
+        out += [Obstacle(gap=gap, speed=0.0, why=why, s0=0.0) for gap, why in self.task_stops.obstacles(view, ego_s, speed, half, t)
+                + self.route_law.obstacles(view, self.route, ego_s, half)]
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
             gap = float(lt["stop_distance"]) - half

@@ -78,7 +78,7 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side), not while "
                             "passing a road user going its way or standing (PASS_AHEAD ahead to PASS_BEHIND behind, on its kerb side)"),
     "entered_no_entry": ("±1", "ego front passed a no-entry sign this tick"),
-    "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road, or passed this tick"),
+    "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road or on a road its route (meta.route.lanes) leads to, or passed this tick"),
     "u_turn": ("±1", "ego moving against its initial direction of travel on its starting road"),
     "collision_vru": ("±1", "ego, moving, collided with a pedestrian or cyclist this tick"),
     "collision_vehicle": ("±1", "ego, moving, collided with a vehicle this tick"),
@@ -172,6 +172,8 @@ class _Scene:
         self.no_entry = [(sg.get("road"), float(sg.get("s", 0.0))) for sg in signs if "no_entry" in _kind(sg) or _kind(sg) == "267"]
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
+        legs = (meta.get("route") or {}).get("lanes") or []
+        self.route_legs = [(str(lg.get("road")), float(lg.get("s_start", 0.0)), float(lg.get("s_end", 0.0))) for lg in legs]
         self.task_stops = [(st.get("road"), float(st.get("s", 0.0))) for st in (meta.get("route") or {}).get("stops") or []]
         self.officers = [str(a.get("id")) for a in sc.get("actors") or [] if "officer" in str(a.get("kind", ""))]
 
@@ -203,6 +205,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
     yellow_latch: dict[str, tuple[float, float]] = {}
     limit_sign: float | None = None
     goal_seen = False
+    leg = 0
     for st, e in ticks:
         v = {k: -1.0 for k in VOCABULARY}
         ln = e.lane
@@ -348,8 +351,11 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         v["opposite_side"] = _b(against and not _passing(st, e, side))
         v["u_turn"] = _b(moving and first_dir != 0 and road == start_road and motion_dir == -first_dir)
         v["entered_no_entry"] = _b(same_prev and any(_crossed(s, front0, front, d) for r, s in sc.no_entry if _road_ok({"road": r}, road)))
+        while leg + 1 < len(sc.route_legs) and sc.route_legs[leg][0] != road and road in [lg[0] for lg in sc.route_legs[leg + 1:]]:
+            leg += 1  # the route leg the ego is on
         v["no_entry_ahead"] = _b(v["entered_no_entry"] > 0 or any(
-            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry))
+            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry) or any(
+            str(r) == lr and min(a, b) <= s <= max(a, b) for r, s in sc.no_entry for lr, a, b in sc.route_legs[leg + 1:]))
         # collisions
         for ev in st.events:
             if ev.kind == "goal_reached":
