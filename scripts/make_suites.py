@@ -51,6 +51,10 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "no_stopping": {"road": {"sections": [{"kind": "no_stopping", "s_start": 100, "s_end": 160}],
                              "signs": [{"id": "no_stopping", "s": 100, "side": "kerb"}]},
                     "ego": {"route": {"distance": 220, "stop": {"s": 130, "duration": 20}}}, "expect": {"timeout": 90}},
+    # the route handed to the ego turns back across a two-lane-each-way road past a no-U-turn sign
+    "no_u_turn": {"road": {"lanes": {"forward": 2, "backward": 2, "width": 3.5},
+                           "signs": [{"id": "no_u_turn", "s": 60, "side": "kerb"}]},
+                  "ego": {"lane": 2, "route": {"u_turn": 120, "distance": 170}}, "expect": {"reach_goal": False, "timeout": 30}},
     # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
     # the minimum is the posted one (the sign shows 60 km/h in every country)
     "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},

@@ -29,9 +29,9 @@ def turn_back_at(route: RoutePath) -> float | None:
     start = route.cum[:-1]
     for i in range(len(heading)):
         j = int(np.searchsorted(start, start[i] + TURN_SPAN))
-        span = heading[i:max(j, i + 1)]
-        if span.size and float(np.max(np.abs(span - heading[i]))) > TURN_BACK:
-            return float(start[i])
+        span = np.abs(heading[i:max(j, i + 1)] - heading[i])
+        if span.size and float(np.max(span)) > TURN_BACK:
+            return float(start[i + int(np.argmax(span > 0.05))])  # where the heading starts to change
     return None
 
 

@@ -260,11 +260,16 @@ class Route(_Model):
     exit: Literal["left", "straight", "right"] | None = Field(None, description="Exit taken at the junction.")
     stop: RouteStop | None = Field(None, description="A stop the task asks for on the way (a drop-off); stopping is "
                                                     "still forbidden inside a no_stopping section.")
+    u_turn: Metres | None = Field(None, description="Turn back at this main-road s (straight and curve roads): a half "
+                                                    "circle across the road into the outermost oncoming lane; `distance` "
+                                                    "counts the whole route.")
 
     @model_validator(mode="after")
     def _one(self) -> "Route":
         if self.distance is None and self.exit is None:
             raise ValueError("expected a goal: distance (m) or exit (left|straight|right)")
+        if self.u_turn is not None and self.distance is None:
+            raise ValueError("a route with u_turn needs distance (m, the whole route) for its goal")
         return self
 
 

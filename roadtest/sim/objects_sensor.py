@@ -95,7 +95,9 @@ class _Scene:
     def __init__(self, network: Any, meta: Mapping[str, Any], route: RoutePath | None):
         self.network, self.meta, self.route = network, meta, route
         lanes = (meta.get("route") or {}).get("lanes") or []
-        self.route_lane = {str(seg.get("road")): int(seg.get("lane", -1)) for seg in lanes}
+        self.route_lane: dict[str, int] = {}
+        for seg in lanes:  # a road the route drives twice (a U-turn): the lane it drives first
+            self.route_lane.setdefault(str(seg.get("road")), int(seg.get("lane", -1)))
         self.memo: dict[tuple[str, float, float | None], float | None] = {}
 
     def place(self, road: Any, s: float, t: float | None = None) -> float | None:
