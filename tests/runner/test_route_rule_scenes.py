@@ -1,4 +1,4 @@
-"""The L1 driving_side, min_speed_expressway and no_stopping scenes closed-loop: the full expert keeps the rule, the expert
+"""The L1 driving_side, min_speed_expressway, no_stopping, no_entry and no_u_turn scenes closed-loop: the full expert keeps the rule, the expert
 that drops the one constraint breaks it, where and how the scene file says it must."""
 
 from __future__ import annotations
@@ -88,3 +88,37 @@ def test_asked_stop_moves_out_of_the_no_stopping_zone(repo_root, tmp_path, count
     assert trace.termination.value == "completed" and verdicts == {"no_stopping": "violated"}
     s, held = _stand(trace)
     assert s == pytest.approx(asked["s"], abs=1.5) and held >= asked["duration"] - 0.1  # where asked, in the zone
+
+
+@pytest.mark.parametrize("country", ["DE", "JP"])
+def test_route_into_a_no_entry_street_is_refused_at_the_junction(repo_root, tmp_path, country):
+    from roadtest.runner.coverage import expected_end
+
+    scene = _scene(repo_root, "no_entry")
+    (sign,) = scene["road"]["signs"]
+    assert scene["ego"]["route"]["exit"] == sign["arm"] == "left" and sign["direction"] == "backward"  # closes the turn
+    assert scene["expect"]["reach_goal"] is False and expected_end(scene) == "timeout"
+    trace, sig, verdicts = _drive(repo_root, tmp_path, "no_entry", country, "expert")
+    assert trace.termination.value == "timeout" and verdicts == {"no_entry": "satisfied"}
+    assert all(v > 0 for v in sig["no_entry_ahead"])  # in force all along: the route leads past the sign
+    e = trace.states[-1].ego
+    front = e.lane.s + e.length / 2
+    assert e.lane.road == "1" and scene["road"]["length"] - 2.0 <= front <= scene["road"]["length"]  # at the junction's entry
+    trace, _, verdicts = _drive(repo_root, tmp_path, "no_entry", country, "expert-ignore:no_entry")
+    assert trace.termination.value == "completed" and verdicts == {"no_entry": "violated"}
+
+
+@pytest.mark.parametrize("country", ["CN", "US"])
+def test_u_turn_past_a_no_u_turn_sign_is_refused_before_the_turn(repo_root, tmp_path, country):
+    scene = _scene(repo_root, "no_u_turn")
+    (sign,) = scene["road"]["signs"]
+    turn = scene["ego"]["route"]["u_turn"]
+    assert sign["id"] == "no_u_turn" and scene["ego"]["s"] < sign["s"] < turn and scene["expect"]["reach_goal"] is False
+    trace, _, verdicts = _drive(repo_root, tmp_path, "no_u_turn", country, "expert")
+    assert trace.termination.value == "timeout" and verdicts == {"no_u_turn": "satisfied"}
+    e = trace.states[-1].ego
+    assert turn - 2.0 <= e.lane.s + e.length / 2 <= turn and e.speed < 0.1  # standing just short of the turn
+    trace, sig, verdicts = _drive(repo_root, tmp_path, "no_u_turn", country, "expert-ignore:no_u_turn")
+    assert trace.termination.value == "completed" and verdicts == {"no_u_turn": "violated"}
+    first = next(i for i, v in enumerate(sig["u_turn"]) if v > 0)
+    assert trace.states[first].ego.lane.s >= turn  # caught once it comes back from the turn
