@@ -213,11 +213,11 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
                 legs.append((rid, layout.odr_lane(lane_user), a - m0, b - m0))
         if not forward:
             legs = [(r, ln, b, a) for r, ln, a, b in reversed(legs)]
-    return _route_meta(sc, layout, legs, [], exit_)
+    return _route_meta(sc, layout, start, legs, [], exit_)
 
 
-def _route_meta(sc, layout: Layout, legs: list[tuple[int, int, float, float]], turn: list[tuple[float, float]],
-                exit_: str | None) -> dict:
+def _route_meta(sc, layout: Layout, start: Spot, legs: list[tuple[int, int, float, float]],
+                turn: list[tuple[float, float]], exit_: str | None) -> dict:
     """The route dict from its legs; `turn`: points between the first leg and the rest (a U-turn's half circle)."""
     pts: list[tuple[float, float]] = []
     for k, (rid, lane, a, b) in enumerate(legs):
@@ -232,7 +232,7 @@ def _route_meta(sc, layout: Layout, legs: list[tuple[int, int, float, float]], t
         "lanes": [{"road": str(r), "lane": ln, "s_start": a, "s_end": b} for r, ln, a, b in legs],
         "goal": {"x": pts[-1][0], "y": pts[-1][1], "road": str(rid), "lane": lane, "s": s_goal},
         "exit": exit_,
-        "stops": _route_stops(sc, layout),
+        "stops": _route_stops(sc, layout, start),
     }
 
 
@@ -269,13 +269,16 @@ def _u_turn_route(sc, layout: Layout, start: Spot, lane_user: int) -> dict:
     legs = [(rid, a_lane, start.main_s - (u - local), local), (rid, b_lane, local, max(goal - (u - local), 0.0))]
     if layout.main_to_road(start.main_s)[0] != rid or layout.main_to_road(goal)[0] != rid:
         raise FieldError("ego.route.u_turn", "the start, the turn and the goal must lie on one road piece")
-    return _route_meta(sc, layout, legs, turn, None)
+    return _route_meta(sc, layout, start, legs, turn, None)
 
 
-def _route_stops(sc, layout: Layout) -> list[dict]:
+def _route_stops(sc, layout: Layout, start: Spot) -> list[dict]:
     """meta.route.stops: the stops the task asks for, as (road, local s) with their duration."""
     stop = sc.ego.route.stop
     if stop is None:
         return []
+    if layout.kind not in ("straight", "curve") or not start.main_s < stop.s < layout.main_length:
+        raise FieldError("ego.route.stop.s", f"expected a spot on a straight or curve road ahead of the start "
+                                             f"({start.main_s:g} m) and before its end ({layout.main_length:g} m), got {stop.s:g}")
     rid, s = layout.main_to_road(stop.s)
     return [{"road": str(rid), "s": s, "duration": stop.duration}]

@@ -47,3 +47,10 @@ def test_u_turn_across_a_narrow_road_is_refused(tmp_path, capsys):
     rc, _ = _convert(tmp_path, n=1, lane=1)  # lanes 1 and -1 are 3.5 m apart: no car turns in that
     assert rc == 2
     assert "ego.route.u_turn" in capsys.readouterr().err
+
+
+def test_a_stop_behind_the_start_is_refused(tmp_path, capsys):
+    f = tmp_path / "t.yaml"
+    f.write_text(SCENE.format(country="DE", n=1, lane=1).replace("u_turn: 120, ", "").replace("s: 60, duration", "s: 5, duration"))
+    assert main(["convert", str(f), "-o", str(tmp_path / "b")]) == 2
+    assert "ego.route.stop.s" in capsys.readouterr().err
