@@ -8,6 +8,7 @@ be a collision, not a short gap) and the lane ahead are checked by the callers w
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 from roadtest.agents.rules import rule_param
@@ -52,8 +53,8 @@ def rear_blocker(view: Mapping[str, Any], ego: Mapping[str, Any], d: float, spee
     need = needed_gap(view)
     worst, worst_gap = None, float("inf")
     for a in _vehicles_in(view, d):
-        if a["route_s"] >= 0.0:
-            continue
+        if a["route_s"] >= 0.0 or math.cos(float(a.get("route_heading", 0.0))) < 0.0:
+            continue  # ahead, or oncoming: moving away once behind
         v = max(float(a.get("speed", 0.0)), 0.1)
         gap = -a["route_s"] - half - float(a.get("length", 4.5)) / 2.0
         later = gap - max(v - speed, 0.0) * HALF_CHANGE

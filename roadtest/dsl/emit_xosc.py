@@ -151,7 +151,8 @@ def _lanes_left(layout: Layout, user_from: int, user_to: int) -> int:
 
 def _crossing(actor, spot: Spot, b, layout: Layout) -> tuple[xosc.FollowTrajectoryAction, float]:
     piece = layout.pieces[spot.road]
-    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"))
+    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"),
+                    "forward" if layout.runs_with_s(spot.arm) else "backward")
     x0, y0 = spot.x, spot.y
     x1, y1, _ = piece.ref.point(spot.s, goal_t)
     dur = max(math.hypot(x1 - x0, y1 - y0) / b.speed, 0.1)

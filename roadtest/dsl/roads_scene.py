@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from roadtest.dsl.model import driver_side, resolve_placements
+from roadtest.dsl.model import driver_side, resolve_arms, resolve_placements
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
 from roadtest.errors import FieldError
@@ -32,7 +32,8 @@ class Spot:
     y: float
     h: float  # rad: the lane's driving direction, or the road heading on the roadside
     user_lane: int | None
-    main_s: float
+    main_s: float  # s as the YAML gives it: along the main road, or along the arm from its outer end
+    arm: str | None = None  # junction arm (model.Arm), None on the main road
 
 
 def _extents(piece: RoadPiece, s: float) -> tuple[float, float]:
@@ -68,18 +69,20 @@ def place_scene(sc, layout: Layout) -> dict:
     scene: dict = {"speed_limit": road.speed_limit, "signs": [], "stop_lines": [], "crosswalks": [], "lights": [],
                    "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on} for a in sc.actors]}
     for i, sign in enumerate(road.signs):
-        rid, s = layout.main_to_road(sign.s)
+        rid, s, _ = layout.place(sign.arm, sign.s, field=f"road.signs.{i}.arm")
         piece = layout.pieces[rid]
         code = _sign_code(sign.id, sc.country)
         sides = ["kerb", "far"] if sign.side == "both" else [sign.side]
+        # along the sign's own road: faces traffic driving with +s (on an arm, toward the junction is -s)
+        forward = (sign.direction == "forward") == layout.runs_with_s(sign.arm)
+        facing = "forward" if forward else "backward"
         for j, side in enumerate(sides):
             side = side if side == "overhead" else driver_side(side, sc.driving_side)
-            forward = sign.direction == "forward"
             if side == "overhead":
                 left, right = _extents(piece, s)
                 t, z = ((left / 2) if (layout.fwd_sign > 0) == forward else -(right / 2)), 5.5
             else:
-                t, z = side_t(piece, s, side, sign.direction), 2.0
+                t, z = side_t(piece, s, side, facing), 2.0
             sid = SIGN_ID_BASE + 10 * i + j
             piece.signals.append(dict(id=sid, s=s, t=t, z=z, country=code["country"], type=code["type"],
                                       subtype=code.get("subtype", "-1"), value=sign.value,
@@ -87,7 +90,7 @@ def place_scene(sc, layout: Layout) -> dict:
                                       orientation="+" if forward else "-", name=sign.id,
                                       validity=_fwd_validity(layout, n_f if forward else n_b, forward)))
             scene["signs"].append(dict(id=sign.id, signal_id=str(sid), road=str(rid), s=s, t=t, side=side,
-                                       direction=sign.direction, value=sign.value, unit=code.get("unit"),
+                                       direction=facing, arm=sign.arm, value=sign.value, unit=code.get("unit"),
                                        country_code=f"{code['country']}:{code['type']}:{code.get('subtype', '-1')}"))
     stop_lines = [(sl.s, sl.lanes) for sl in road.stop_lines] + [(tl.s, None) for tl in road.traffic_lights]
     for k, (ms, lanes) in enumerate(stop_lines):
@@ -101,13 +104,13 @@ def place_scene(sc, layout: Layout) -> dict:
                                   length=0.3, width=len(odr) * w))
         scene["stop_lines"].append(dict(road=str(rid), s=s, lanes=odr))
     for k, cw in enumerate(road.crosswalks):
-        rid, s = layout.main_to_road(cw.s)
+        rid, s, _ = layout.place(cw.arm, cw.s, field=f"road.crosswalks.{k}.arm")
         piece = layout.pieces[rid]
         left, right = _extents(piece, s)
         piece.objects.append(dict(id=f"crosswalk{k}", s=s, t=(left - right) / 2, type="crosswalk", name="crosswalk",
                                   length=cw.width, width=left + right))
         scene["crosswalks"].append(dict(road=str(rid), s_start=max(s - cw.width / 2, 0.0), s_end=s + cw.width / 2,
-                                        width=cw.width))
+                                        width=cw.width, arm=cw.arm))
     for k, tl in enumerate(road.traffic_lights):
         rid, s = layout.main_to_road(tl.s)
         piece = layout.pieces[rid]
@@ -127,33 +130,37 @@ def place_scene(sc, layout: Layout) -> dict:
     return scene
 
 
-def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float, field: str = "ego.lane") -> Spot:
-    rid, s = layout.main_to_road(main_s)
+def _spot(layout: Layout, user_lane: int | None, side: str | None, yaml_s: float, arm: str | None = None,
+          field: str = "ego.lane") -> Spot:
+    """The start spot of a YAML position (Layout.place): a lane centre heading its way, or a roadside point."""
+    rid, s, lane = layout.place(arm, yaml_s, user_lane, field=field.rsplit(".", 1)[0] + ".arm")
     piece = layout.pieces[rid]
     s = min(max(s, END_MARGIN), piece.length - END_MARGIN)  # CARLA finds no waypoint at exactly s = 0 or length
-    if user_lane is not None:
-        lane = layout.odr_lane(user_lane)
+    where = f"{arm} arm at s={yaml_s:.1f} m" if arm else f"s={yaml_s:.1f} m"
+    if lane is not None:
         if lane not in {ln.id for ln in piece.lanes_at(s)}:
-            raise FieldError(field, f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
+            raise FieldError(field, f"lane {user_lane}: the road has no such lane on the {where}")
         t = piece.lane_center_t(lane, s)
         x, y, h = piece.ref.point(s, t)
         h = h if lane * layout.fwd_sign > 0 else h + math.pi  # forward lanes run with s
-        return Spot(rid, s, lane, t, x, y, math.atan2(math.sin(h), math.cos(h)), user_lane, main_s)
-    t = side_t(piece, s, side or "right")
+        return Spot(rid, s, lane, t, x, y, math.atan2(math.sin(h), math.cos(h)), user_lane, yaml_s, arm)
+    t = side_t(piece, s, side or "right", "forward" if layout.runs_with_s(arm) else "backward")
     x, y, h = piece.ref.point(s, t)
-    return Spot(rid, s, None, t, x, y, h, None, main_s)
+    return Spot(rid, s, None, t, x, y, h, None, yaml_s, arm)
 
 
 def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
     """Start spot of the ego ('hero') and of every actor, where dsl.model.resolve_placements (the one placement
     resolver, which validation uses too) puts them; sides are the driver's (kerb, far, left, right)."""
     raw = resolve_placements(sc)
+    arms = resolve_arms(sc)
     unplaced = sorted(a.id for a in sc.actors if a.id not in raw)
     if unplaced:
         raise FieldError("actors", f"cannot place {', '.join(unplaced)}: unknown or circular reference, "
                          "or no lane on that side")
-    return {("hero" if k == "ego" else k): _spot_on_main(layout, lane, driver_side(side, sc.driving_side) if side else None,
-                                                         s, "ego.lane" if k == "ego" else f"actors.{k}.place")
+    index = {a.id: i for i, a in enumerate(sc.actors)}
+    return {("hero" if k == "ego" else k): _spot(layout, lane, driver_side(side, sc.driving_side) if side else None,
+                                                 s, arms.get(k), "ego.lane" if k == "ego" else f"actors.{index[k]}.place.lane")
             for k, (lane, side, s) in raw.items()}
 
 
@@ -193,6 +200,8 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
         goal_s = min(max(dist - used, 1.0), arm.length - 1.0) if dist else min(30.0, arm.length - 1.0)
         legs = [(approach.id, fs * abs(lane_user), start.s, approach.length), (conn.id, fs * k, 0.0, conn.length),
                 (arm.id, fs * k, 0.0, goal_s)]
+    elif sc.ego.route.u_turn is not None:
+        return _u_turn_route(sc, layout, start, lane_user)
     else:
         forward = lane_user > 0
         d = dist if dist else layout.main_length
@@ -206,9 +215,15 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
                 legs.append((rid, layout.odr_lane(lane_user), a - m0, b - m0))
         if not forward:
             legs = [(r, ln, b, a) for r, ln, a, b in reversed(legs)]
+    return _route_meta(sc, layout, start, legs, [], exit_)
+
+
+def _route_meta(sc, layout: Layout, start: Spot, legs: list[tuple[int, int, float, float]],
+                turn: list[tuple[float, float]], exit_: str | None) -> dict:
+    """The route dict from its legs; `turn`: points between the first leg and the rest (a U-turn's half circle)."""
     pts: list[tuple[float, float]] = []
-    for rid, lane, a, b in legs:
-        for p in _sample(layout.pieces[rid], lane, a, b):
+    for k, (rid, lane, a, b) in enumerate(legs):
+        for p in (turn if k == 1 else []) + _sample(layout.pieces[rid], lane, a, b):
             if not pts or math.hypot(p[0] - pts[-1][0], p[1] - pts[-1][1]) > 1e-6:
                 pts.append(p)
     length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:]))
@@ -219,4 +234,53 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
         "lanes": [{"road": str(r), "lane": ln, "s_start": a, "s_end": b} for r, ln, a, b in legs],
         "goal": {"x": pts[-1][0], "y": pts[-1][1], "road": str(rid), "lane": lane, "s": s_goal},
         "exit": exit_,
+        "stops": _route_stops(sc, layout, start),
     }
+
+
+U_TURN_MIN = 9.0  # m between the two lane centres: a car's turning circle (about 4 m radius) with some room
+
+
+def _u_turn_route(sc, layout: Layout, start: Spot, lane_user: int) -> dict:
+    """Along the start lane to route.u_turn, a half circle across into the outermost oncoming lane, back to the goal."""
+    if layout.kind not in ("straight", "curve") or lane_user < 0:
+        raise FieldError("ego.route.u_turn", f"a U-turn route needs a straight or curve road and a forward start lane "
+                                             f"(got {layout.kind}, lane {lane_user})")
+    back = -sc.road.lanes.backward
+    if back == 0:
+        raise FieldError("ego.route.u_turn", "a one-way road has no oncoming lane to turn back into")
+    u = float(sc.ego.route.u_turn)
+    if not start.main_s < u < layout.main_length - U_TURN_MIN:
+        raise FieldError("ego.route.u_turn", f"expected a turn between the start ({start.main_s:g} m) and "
+                                             f"{layout.main_length - U_TURN_MIN:g} m, got {u:g}")
+    rid, local = layout.main_to_road(u)
+    piece = layout.pieces[rid]
+    a_lane, b_lane = layout.odr_lane(lane_user), layout.odr_lane(back)
+    (x1, y1, h), (x2, y2, _) = piece.ref.point(local, piece.lane_center_t(a_lane, local)), \
+        piece.ref.point(local, piece.lane_center_t(b_lane, local))
+    gap = math.hypot(x2 - x1, y2 - y1)
+    if gap < U_TURN_MIN:
+        raise FieldError("ego.route.u_turn", f"lanes {lane_user} and {back} are {gap:.1f} m apart; a U-turn needs at "
+                                             f"least {U_TURN_MIN:g} m (start in an outer lane, or add lanes)")
+    r, cx, cy = gap / 2, (x1 + x2) / 2, (y1 + y2) / 2
+    ux, uy, fx, fy = (x2 - x1) / gap, (y2 - y1) / gap, math.cos(h), math.sin(h)
+    turn = [(cx - r * ux * math.cos(a) + r * fx * math.sin(a), cy - r * uy * math.cos(a) + r * fy * math.sin(a))
+            for a in (math.pi * k / 16 for k in range(1, 16))]
+    left = float(sc.ego.route.distance) - (u - start.main_s) - math.pi * r
+    goal = max(u - max(left, 1.0), 0.5)
+    legs = [(rid, a_lane, start.main_s - (u - local), local), (rid, b_lane, local, max(goal - (u - local), 0.0))]
+    if layout.main_to_road(start.main_s)[0] != rid or layout.main_to_road(goal)[0] != rid:
+        raise FieldError("ego.route.u_turn", "the start, the turn and the goal must lie on one road piece")
+    return _route_meta(sc, layout, start, legs, turn, None)
+
+
+def _route_stops(sc, layout: Layout, start: Spot) -> list[dict]:
+    """meta.route.stops: the stops the task asks for, as (road, local s) with their duration."""
+    stop = sc.ego.route.stop
+    if stop is None:
+        return []
+    if layout.kind not in ("straight", "curve") or not start.main_s < stop.s < layout.main_length:
+        raise FieldError("ego.route.stop.s", f"expected a spot on a straight or curve road ahead of the start "
+                                             f"({start.main_s:g} m) and before its end ({layout.main_length:g} m), got {stop.s:g}")
+    rid, s = layout.main_to_road(stop.s)
+    return [{"road": str(rid), "s": s, "duration": stop.duration}]

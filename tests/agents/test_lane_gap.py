@@ -106,3 +106,9 @@ def test_rear_car_stops_the_pull_out_unless_merge_give_way_is_ignored():
     view["actors"].append(_car(-25.0, 14.0, d=3.5))  # a car 20.25 m behind in the passing lane at 14 m/s
     assert _decide(view) is None
     assert _decide(view, ignore=["merge_give_way"]) == pytest.approx(3.5)
+
+
+def test_an_oncoming_car_behind_is_moving_away():
+    car = {**_car(-20.0, 20.0, d=3.5), "route_heading": 3.14}  # in the oncoming lane, just past the ego
+    assert rear_blocker({"rules": [], "actors": [car]}, EGO, 3.5, speed=10.0) is None
+    assert rear_blocker({"rules": [], "actors": [car]}, EGO, 3.5, speed=10.0, within=30.0) is None
