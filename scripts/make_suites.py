@@ -47,8 +47,9 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
         {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
          "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
-    "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
-        {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
+    # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
+    "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
+                                              "cross_green": 22, "offset": 14}}},
 }
 
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]

@@ -156,6 +156,8 @@ class _Scene:
         signs = list(sc.get("signs") or [])
         self.lights = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
         # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
+        # a light governs only the lanes it faces (its arm's incoming lanes); none listed: every lane of its road
+        self.light_lanes = {str(lt.get("id")): {int(x) for x in lt.get("lanes") or []} for lt in sc.get("lights") or []}
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
         self.stop_lines = [_line_for(sg, lines) for sg in signs if _is_stop_sign(sg)]
@@ -252,7 +254,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # lights
         cur_light, cur_dist, crossed_light = None, NONE, False
         for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road):
+            if not _road_ok({"road": r}, road) or ln is not None and sc.light_lanes[lid] and ln.lane not in sc.light_lanes[lid]:
                 continue
             if same_prev and _crossed(s, front0, front, d):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True
