@@ -29,6 +29,7 @@ ABLATIONS: dict[str, str] = {
     "stop_sign": "the stops at stop lines",
     "red_light": "the stops at red lights",
     "yellow_light": "the stops at yellow lights",
+    "officer_signal": "a police officer's stop and go (obeys the lights at the officer's line instead)",
     "yield_pedestrian_crosswalk": "the stops before a crosswalk in use (a pedestrian in its path is still an obstacle)",
     "yield_emergency_vehicle": "moving aside for an emergency vehicle with its siren on",
     "no_collision_vehicle": "vehicles as obstacles",

@@ -287,6 +287,14 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
             ph.add_signal_state(light["signal_id"], state)
             ctrl.add_phase(ph)
         road_net.add_traffic_signal_controller(ctrl)
+    for a in sc.actors:
+        if a.signal:  # an officer's stop/go: a controller whose signal is the officer, so the trace keys it by its id
+            ctrl = xosc.TrafficSignalController(f"controller_{a.id}")
+            for k, p in enumerate(a.signal):
+                ph = xosc.Phase(f"{a.id}_phase{k}_{p.state}", p.duration)
+                ph.add_signal_state(a.id, p.state)
+                ctrl.add_phase(ph)
+            road_net.add_traffic_signal_controller(ctrl)
     return xosc.Scenario(f"roadtest {sc.name}: {variant.id}", "roadtest", xosc.ParameterDeclarations(), entities,
                          board, road_net, xosc.Catalog(), osc_minor_version=0, creation_date=FIXED_DATE)
 

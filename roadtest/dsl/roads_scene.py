@@ -67,7 +67,9 @@ def place_scene(sc, layout: Layout) -> dict:
     road = sc.road
     n_f, n_b, w = road.lanes.forward, road.lanes.backward, road.lanes.width
     scene: dict = {"speed_limit": road.speed_limit, "signs": [], "stop_lines": [], "crosswalks": [], "lights": [],
-                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on} for a in sc.actors]}
+                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on,
+                               **({"signal": [{"state": p.state, "duration": p.duration} for p in a.signal]}
+                                  if a.signal else {})} for a in sc.actors]}
     for i, sign in enumerate(road.signs):
         rid, s = layout.main_to_road(sign.s)
         piece = layout.pieces[rid]

@@ -35,6 +35,10 @@ def _actors(kinds: frozenset[str] | set[str]) -> Callable[[Any], bool]:
 
 _VEHICLES = set(ACTOR_DIMENSIONS) - PEDESTRIAN_KINDS - {"ego", "bicycle", "cone", "barrier"}  # a broken-down car is a lead
 
+def _officer(state: str) -> Callable[[Any], bool]:
+    return lambda sc: any(a.kind == "police_officer" and any(p.state == state for p in a.signal) for a in sc.actors)
+
+
 def _own_light(sc: Any) -> bool:
     """A head faces the ego's approach: one of road.traffic_lights without an arm, or the signal plan's."""
     return sc.road.signal_plan is not None or any(t.arm is None for t in sc.road.traffic_lights)
@@ -58,8 +62,8 @@ SCENE_CAN: dict[str, tuple[Callable[[Any], bool], str]] = {
     "stop_crossed": (lambda sc: _signs(sc, "stop"), "a stop sign in road.signs"),
     "no_entry_ahead": (lambda sc: _signs(sc, "no_entry"), "a no_entry sign in road.signs"),
     "entered_no_entry": (lambda sc: _signs(sc, "no_entry"), "a no_entry sign in road.signs"),
-    "officer_go": (_actors({"police_officer"}), "a police_officer actor"),
-    "officer_stop": (_actors({"police_officer"}), "a police_officer actor"),
+    "officer_go": (_officer("go"), "a police_officer actor whose signal has a go phase"),
+    "officer_stop": (_officer("stop"), "a police_officer actor whose signal has a stop phase"),
     "ev_behind": (lambda sc: any(a.kind == "emergency" and a.siren_on for a in sc.actors),
                   "an emergency actor with its siren on"),
     "ped_on_crosswalk": (lambda sc: bool(sc.road.crosswalks) and (_actors({"pedestrian"})(sc) or sc.traffic.pedestrians > 0),
