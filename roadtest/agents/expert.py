@@ -2,7 +2,8 @@
 
 It reads the route, its speed and the `roadtest.objects` sensor; follows the route with pure pursuit;
 chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
-rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
+rule parameters, the lead actor, stop lines, lights, crosswalks, giving way at unsignalised junctions
+(roadtest.agents.junction_yield)); yields to emergency vehicles by
 moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
 traffic allow (roadtest.agents.overtake); and plans 3 s ahead with the same model.
 """
@@ -17,6 +18,7 @@ import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
+from roadtest.agents.junction_yield import junction_hold
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.rules import RuleLimits, rule_limits
 from roadtest.sim.route_path import RoutePath, to_ego_frame
@@ -294,6 +296,9 @@ class ExpertAgent(AutonomousAgent):
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
                                     s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
+        hold = junction_hold(view, ego, speed, self.ignore)
+        if hold is not None:
+            out.append(Obstacle(gap=hold.gap, speed=0.0, why=f"give way to {hold.vehicle} ({hold.rule})", s0=0.5))
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
             gap = float(lt["stop_distance"]) - half

@@ -401,8 +401,9 @@ class Actor(_Model):
     speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
     siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
     model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
-    reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane, the ego included, instead of "
-                                            "driving through it (an OpenSCENARIO ACCController at its speed, 1 s time gap).")
+    reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane or crosses its path ahead, the ego "
+                                            "included, instead of driving through it (an OpenSCENARIO ACCController at "
+                                            "its speed, 1 s time gap).")
     behaviours: list[Behaviour] = Field(default_factory=list)
 
     @property
