@@ -16,17 +16,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from roadtest.dsl.model import LightPhase, Road, TrafficLight
-from roadtest.dsl.roads_build import ARM_IDS, Layout
 from roadtest.errors import FieldError
 
-__all__ = ["Head", "junction_heads", "arm_road", "check_heads", "GO_STATES", "ARM_ROAD_NAME", "PLAN_IDS", "PLAN_SETBACK",
+__all__ = ["Head", "junction_heads", "check_heads", "GO_STATES", "PLAN_IDS", "PLAN_SETBACK",
            "heads_conflict", "go_intervals"]
 
 GO_STATES = frozenset({"green", "yellow"})
-ARM_ROAD_NAME = {None: "approach", "right": "right", "opposite": "straight", "left": "left"}  # YAML arm -> roads_build arm
 PLAN_IDS = {None: "tl_main", "opposite": "tl_opposite", "left": "tl_left", "right": "tl_right"}  # generated head ids
 _ARM_ANGLE = {None: 270.0, "right": 0.0, "opposite": 90.0, "left": 180.0}  # deg, compass of each arm seen from above
-_JUNCTIONS = ("intersection", "t_junction", "roundabout")
 PLAN_SETBACK = 3.0  # m: generated heads (and their stop lines) stand this far before their arm meets the junction
 HORIZON_CAP = 3600.0  # s: cycles whose common period is longer are checked this far (or the scenario's timeout)
 
@@ -62,46 +59,22 @@ def _plan_heads(road: Road, taken: set[str | None]) -> list[Head]:
         else:  # the cross axis' cycle begins at its own green, p.green + p.yellow + p.all_red into the plan's
             phases, start = cross + [LightPhase(state="red", duration=red_cross)], p.green + p.yellow + p.all_red
         offset = (p.offset - start) % cycle
-        out.append(Head(TrafficLight(id=PLAN_IDS[arm], s=max(road.length - PLAN_SETBACK, 0.0), phases=phases, offset=offset, arm=arm),
-                        "road.signal_plan"))
+        head = TrafficLight(id=PLAN_IDS[arm], s=max(road.length - PLAN_SETBACK, 0.0), phases=phases, offset=offset, arm=arm)
+        out.append(Head(head, "road.signal_plan"))
     return out
 
 
 def junction_heads(road: Road) -> list[Head]:
-    """The road's own heads, then the plan's heads for every approach that has none; arms checked against the kind."""
+    """The road's own heads, then the plan's heads for every approach that has none (Layout.place checks the arms)."""
     heads = [Head(tl, f"road.traffic_lights.{i}") for i, tl in enumerate(road.traffic_lights)]
-    for h in heads:
-        if h.light.arm is not None and road.kind not in _JUNCTIONS:
-            raise FieldError(h.field + ".arm", f"a {road.kind} road has no junction arms (expected no arm, or a "
-                                               f"road kind among {', '.join(_JUNCTIONS)})")
-        if h.light.arm not in _arms(road.kind):
-            raise FieldError(h.field + ".arm", f"a {road.kind} has no {h.light.arm!r} arm (expected one of "
-                                               f"{', '.join(a for a in _arms(road.kind) if a)})")
-    if road.signal_plan is not None and road.kind not in _JUNCTIONS:
-        raise FieldError("road.signal_plan", f"a signal plan needs a junction (road kind {', '.join(_JUNCTIONS)}; "
-                                             f"got {road.kind})")
     taken = {h.light.arm for h in heads}
     have = {h.light.id for h in heads}
-    plan = [h for h in _plan_heads(road, taken)]
+    plan = _plan_heads(road, taken)
     for h in plan:
         if h.light.id in have:
             raise FieldError("road.signal_plan", f"the plan's head id {h.light.id!r} is also a traffic light's id "
                                                  "(expected distinct ids)")
     return heads + plan
-
-
-def arm_road(layout: Layout, arm: str | None, s: float) -> tuple[int, float, bool]:
-    """(road id, local s, whether the head faces the road's forward lanes) of a position `s` along an arm.
-
-    Arms other than the ego's approach run from the junction outward, so s along the arm toward the junction
-    is the road's length minus s, and its incoming lanes are the road's backward lanes.
-    """
-    if arm is None:
-        rid, local = layout.main_to_road(s)
-        return rid, local, True
-    rid = ARM_IDS[ARM_ROAD_NAME[arm]]
-    piece = layout.pieces[rid]
-    return rid, max(piece.length - s, 0.0), False
 
 
 # ---------------------------------------------------------------- movements and conflicts

@@ -4,6 +4,10 @@ Behaviour learnt from esmini v3.6 (ControllerACC): the lead is the nearest entit
 entity very close in front of the bumper); the speed command blends a distance term and a speed-difference term.
 Properties: timeGap (s, default 1.5), setSpeed (m/s), lateralDist (m, default 5), mode (override|additive,
 default additive), virtual (true: compute only, the default controller keeps driving).
+roadtest's own property crossingPath (true|false, default false; esmini ignores it): an entity whose box lies
+in the corridor ahead along the heading (CROSSING_MARGIN either side of the own width) counts as a lead too,
+at its speed along that heading, so a car with priority brakes for a car that crosses in front of it in a
+junction, where no lane joins the two.
 """
 
 from __future__ import annotations
@@ -206,6 +210,7 @@ class ACC(DriverModel):
     kind = "ACCController"
     MIN_DIST = 3.0  # m kept to the lead at standstill
     ACCEL_FACTOR = 0.7
+    CROSSING_MARGIN = 0.5  # m beside the own box that counts as "in the path" (crossingPath)
 
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
@@ -214,6 +219,7 @@ class ACC(DriverModel):
         self.lateral_dist = _f(p, "lateralDist", 5.0)
         self.mode = mode_of(p, "additive")
         self.virtual = p.get("virtual", "false") == "true"
+        self.crossing = p.get("crossingPath", "false") == "true"
         speed = engine.entities[name].speed
         self.current = speed
         given = p.get("setSpeed") not in (None, "")
@@ -264,14 +270,23 @@ class ACC(DriverModel):
                 y_loc, x_loc = freespace_lat_long(e, o, seen)
                 if 0 < x_loc < 1.0 + o.length + 0.5 * max(0.0, cur - o.speed) and -0.5 < y_loc < 0.2:
                     min_gap, lead = x_loc, o
+        lead_speed = lead.speed if lead is not None else 0.0
+        if self.crossing:
+            for n, o in engine.entities.items():
+                if n == self.name or not o.active or o is lead:
+                    continue
+                seen = predicted(engine, self.name, n)
+                y_loc, x_loc = freespace_lat_long(e, o, seen)
+                if 0 < x_loc < min(min_gap, lookahead) and abs(y_loc) < self.CROSSING_MARGIN:
+                    min_gap, lead, lead_speed = x_loc, o, max(0.0, o.speed * math.cos(seen.h - e.h))
         self.lead = lead.name if lead is not None else None
         if lead is not None:
             if min_gap < 1.0:
                 cur = 0.0
             else:
-                follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead.speed))
+                follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead_speed))
                 factor = min(1.0, (min_gap - follow) / follow)
-                dv_min = cur - min(self.set_speed, lead.speed)
+                dv_min = cur - min(self.set_speed, lead_speed)
                 dv_set = cur - self.set_speed
                 acc = 2.5 * factor - factor * dv_set - (1 - factor) * dv_min
                 acc = min(max(acc, -e.max_decel), e.max_accel)
