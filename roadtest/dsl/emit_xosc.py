@@ -217,8 +217,8 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
 
 def _reacting(actor) -> xosc.Controller:
     """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
-    a slower ego instead of driving through it, and (roadtest's crossingPath) brakes for one that crosses its path
-    in a junction."""
+    a slower ego instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path
+    in a junction, and (roadtest's obeySignals) stops at its red light."""
     speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
                  None)
     props = xosc.Properties()
@@ -227,6 +227,7 @@ def _reacting(actor) -> xosc.Controller:
     props.add_property("timeGap", "1.0")
     props.add_property("mode", "override")
     props.add_property("crossingPath", "true")
+    props.add_property("obeySignals", "true")
     return xosc.Controller(f"{actor.id}_reacts", props)
 
 

@@ -429,8 +429,8 @@ class Actor(_Model):
     siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
     model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
     reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane or crosses its path ahead, the ego "
-                                            "included, instead of driving through it (an OpenSCENARIO ACCController at "
-                                            "its speed, 1 s time gap).")
+                                            "included, instead of driving through it, and stops at its red light (an "
+                                            "OpenSCENARIO ACCController at its speed, 1 s time gap).")
     behaviours: list[Behaviour] = Field(default_factory=list)
     signal: list[OfficerPhase] = Field(default_factory=list, description="A police officer's signal to the ego's "
                                        "approach: stop or go phases, cycled from t = 0 like a light's.")
