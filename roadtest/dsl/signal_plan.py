@@ -146,7 +146,7 @@ def go_intervals(light: TrafficLight, horizon: float) -> list[tuple[float, float
     """(start, end, state) of every green or yellow stretch within [0, horizon), the cycle repeated from its offset."""
     cycle = _cycle(light)
     out: list[tuple[float, float, str]] = []
-    t = -(light.offset % cycle)
+    t = 0.0 - light.offset % cycle  # (0.0 - x, not -x: no -0.0 in messages)
     while t < horizon:
         for p in light.phases:
             a, b = t, t + p.duration
