@@ -272,7 +272,8 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # lights
         cur_light, cur_dist, crossed_light = None, NONE, False
         for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road) or ln is not None and sc.light_lanes[lid] and ln.lane not in sc.light_lanes[lid]:
+            faces = sc.light_lanes[lid]
+            if not _road_ok({"road": r}, road) or ln is not None and faces and ln.lane not in faces:
                 continue
             if same_prev and _crossed(s, front0, front, d):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True
