@@ -2,7 +2,8 @@
 
 It reads the route, its speed and the `roadtest.objects` sensor; follows the route with pure pursuit;
 chooses an acceleration as the minimum over constraints (speed limits now and ahead, visibility,
-rule parameters, the lead actor, stop lines, lights, crosswalks); yields to emergency vehicles by
+rule parameters, the lead actor, stop lines, lights, a police officer's stop and go (roadtest.agents.officer),
+crosswalks, giving way at unsignalised junctions (roadtest.agents.junction_yield)); yields to emergency vehicles by
 moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
 traffic allow (roadtest.agents.overtake); moves into another lane (merging from an acceleration lane, passing,
 making way) only with the time gap behind that merge_give_way asks (roadtest.agents.lane_gap), slowing to let a
@@ -20,8 +21,10 @@ import numpy as np
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
-from roadtest.agents.lane_gap import REAR_RANGE, alongside, lane_taken, rear_blocker
+from roadtest.agents.lane_gap import LANE_END_MARGIN, gap_gate, lane_taken
+from roadtest.agents.junction_yield import junction_hold
 from roadtest.agents.min_speed import raise_to_minimum
+from roadtest.agents.officer import officer_command
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.route_law import RouteLaw
 from roadtest.agents.rules import RuleLimits, rule_limits
@@ -40,7 +43,6 @@ LAT_ACCEL = 2.0  # m/s^2, in bends
 JERK_UP, JERK_DOWN = 2.5, 3.5  # m/s^3, comfort limits on the commanded acceleration
 REACTION = 1.0  # s, for the visibility speed
 DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
-LANE_END_MARGIN = 20.0  # m short of a lane's end (an acceleration lane's taper) the expert waits to merge
 
 
 @dataclass(frozen=True)
@@ -242,32 +244,9 @@ class ExpertAgent(AutonomousAgent):
                     want, self.ev_mode = cut, "bend"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
-        want = self._gap_gate(view, ego, speed, want)
+        want, self.merge_cap, self.lane_end = gap_gate(view, ego, speed, want, self.offset, self.ignore)
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
         self.offset += max(-rate, min(rate, want - self.offset))
-
-    def _gap_gate(self, view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, want: float) -> float:
-        """Hold the offset short of another lane until the gap behind there is long enough (merge_give_way);
-        meanwhile slow to let a faster vehicle by, and note where the lane the ego waits in ends."""
-        self.merge_cap, self.lane_end = None, None
-        lane = view.get("lane") or {}
-        width = float(lane.get("width") or 3.5)
-        if abs(want - self.offset) <= width / 2.0:
-            return want  # already over the line (or staying within the lane)
-        beside = alongside(view, ego, want)
-        if beside is None and ("merge_give_way" in self.ignore or rear_blocker(view, ego, want, speed) is None):
-            return want
-        rear = rear_blocker(view, ego, want, speed, within=REAR_RANGE) or {}
-        v_other = max(float((beside or {}).get("speed", 0.0)), float(rear.get("speed", 0.0)))
-        centre = lane.get("centerline") or []
-        sight = float(centre[-1][0]) if len(centre) >= 2 else 50.0  # the lane ahead in view (about 50 m when it goes on)
-        room = max(sight - float(ego.get("length", 4.5)) / 2.0 - LANE_END_MARGIN, 0.0)
-        self.merge_cap = math.sqrt(2.0 * COMFORT_DECEL * room)  # able to stop before a lane that may end out of sight
-        if v_other > speed + 0.5:
-            self.merge_cap = min(self.merge_cap, 0.7 * v_other)
-        if sight < 45.0:
-            self.lane_end = sight
-        return self.offset
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
         h = float(ego["h"])
@@ -343,12 +322,18 @@ class ExpertAgent(AutonomousAgent):
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
                                     s0=max(s0, self.overtaker.room(view, a)), actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
+        hold = junction_hold(view, ego, speed, self.ignore)
+        if hold is not None:
+            out.append(Obstacle(gap=hold.gap, speed=0.0, why=f"give way to {hold.vehicle} ({hold.rule})", s0=0.5))
+        officer = officer_command(view, half, self.ignore)  # outranks the lights at its line
+        if officer is not None and officer.state == "stop" and officer.line - half >= -0.5:
+            out.append(Obstacle(gap=officer.line - half, speed=0.0, why=f"officer {officer.id} signals stop", s0=1.0))
         out += [Obstacle(gap=gap, speed=0.0, why=why, s0=0.0) for gap, why in self.task_stops.obstacles(view, ego_s, speed, half, t)
                 + self.route_law.obstacles(view, self.route, ego_s, half)]
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
             gap = float(lt["stop_distance"]) - half
-            if gap < -0.5:
+            if gap < -0.5 or officer is not None and officer.overrules(lt):
                 continue
             if state == "red" and "red_light" in self.ignore or state in ("yellow", "amber") and "yellow_light" in self.ignore:
                 continue

@@ -13,7 +13,8 @@ from typing import Any, Mapping
 
 from roadtest.agents.rules import rule_param
 
-__all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "needed_gap", "rear_blocker", "alongside", "lane_taken"]
+__all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "LANE_END_MARGIN", "needed_gap", "rear_blocker", "alongside",
+           "lane_taken", "gap_gate"]
 
 RULE = "merge_give_way"
 DEFAULT_GAP = 1.0  # s: the catalogue's min_rear_gap, kept where the rule is not listed
@@ -21,6 +22,8 @@ MARGIN = 0.3  # s the expert keeps above the rule's gap
 REAR_RANGE = 30.0  # m behind in the target lane that counts as taken when pulling out
 HALF_CHANGE = 1.5  # s from the start of a lane change until the ego's centre is over the line
 LANE_HALF = 2.0  # m: an actor within this of the target lane's centre (route frame) is in that lane
+LANE_END_MARGIN = 20.0  # m short of a lane's end (an acceleration lane's taper) the expert waits to merge
+WAIT_DECEL = 3.0  # m/s^2: while waiting it keeps a speed it can stop from at this rate within the lane in sight
 # road users the look behind does not count, as the monitor's rear gap does not: walkers, cyclists, objects
 NOT_VEHICLES = ("pedestrian", "officer", "police_officer", "bicycle", "static", "cone", "barrier")
 
@@ -74,3 +77,28 @@ def lane_taken(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, d:
     if alongside(view, ego, d):
         return True
     return RULE not in ignore and rear_blocker(view, ego, d, speed, within=REAR_RANGE) is not None
+
+
+def gap_gate(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, want: float, offset: float,
+             ignore: frozenset[str]) -> tuple[float, float | None, float | None]:
+    """(lateral offset to steer for, speed cap m/s or None, m to the end of the lane in sight or None).
+
+    Holds the offset short of another lane while a vehicle is alongside there or (unless merge_give_way is ignored)
+    the gap behind there is too short; meanwhile the speed stays one it can stop from within the lane in sight and
+    below a faster vehicle's, to let it by."""
+    lane = view.get("lane") or {}
+    width = float(lane.get("width") or 3.5)
+    if abs(want - offset) <= width / 2.0:
+        return want, None, None  # already over the line (or staying within the lane)
+    beside = alongside(view, ego, want)
+    if beside is None and (RULE in ignore or rear_blocker(view, ego, want, speed) is None):
+        return want, None, None
+    rear = rear_blocker(view, ego, want, speed, within=REAR_RANGE) or {}
+    v_other = max(float((beside or {}).get("speed", 0.0)), float(rear.get("speed", 0.0)))
+    centre = lane.get("centerline") or []
+    sight = float(centre[-1][0]) if len(centre) >= 2 else 50.0  # the lane ahead in view (about 50 m when it goes on)
+    room = max(sight - float(ego.get("length", 4.5)) / 2.0 - LANE_END_MARGIN, 0.0)
+    cap = math.sqrt(2.0 * WAIT_DECEL * room)
+    if v_other > speed + 0.5:
+        cap = min(cap, 0.7 * v_other)
+    return offset, cap, (sight if sight < 45.0 else None)
