@@ -115,3 +115,18 @@ def test_bundle_puts_the_arm_actor_on_its_lane_position(tmp_path):
     meta = json.loads((bundle / "meta.json").read_text())
     (car,) = meta["scene"]["actors"]
     assert (car["start"]["road"], car["start"]["lane"], car["start"]["s"]) == ("4", 1, 70.0)
+
+
+def test_an_arms_lanes_toward_the_junction_are_the_approachs_backward_lanes():
+    # one lane toward the junction on the approach, two away from it: so two toward it on every other arm
+    sc = Scenario.model_validate({
+        "name": "arms", "country": "DE",
+        "road": {"kind": "intersection", "length": L, "lanes": {"forward": 1, "backward": 2, "width": W}},
+        "ego": {"lane": 1, "s": 10, "speed": 30, "route": {"exit": "straight"}},
+        "actors": [{"id": "a", "kind": "vehicle", "place": {"lane": 1, "s": 60, "arm": "left"}},
+                   {"id": "b", "kind": "vehicle", "place": {"right_of": "a", "distance": 10}}]})
+    spots = resolve_places(sc, build_layout(sc))
+    r = 2 * W + 2.0 + 4.0  # the junction radius grows with the wider side: 2 lanes * 3.5 + sidewalk + 4
+    # b: the eastbound driver's right of lane 1 is lane 2, 10 m further along (toward the junction), 1.5 lanes south
+    assert (spots["b"].user_lane, spots["b"].lane, str(spots["b"].road)) == (2, 2, "4")
+    assert (round(spots["b"].x, 6), round(spots["b"].y, 6)) == (round(-(r + 60), 6), -1.5 * W)
