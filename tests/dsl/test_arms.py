@@ -130,3 +130,19 @@ def test_an_arms_lanes_toward_the_junction_are_the_approachs_backward_lanes():
     # b: the eastbound driver's right of lane 1 is lane 2, 10 m further along (toward the junction), 1.5 lanes south
     assert (spots["b"].user_lane, spots["b"].lane, str(spots["b"].road)) == (2, 2, "4")
     assert (round(spots["b"].x, 6), round(spots["b"].y, 6)) == (round(-(r + 60), 6), -1.5 * W)
+
+
+def test_layout_place_refuses_an_arm_the_road_lacks():
+    from roadtest.errors import FieldError
+
+    straight = Scenario.model_validate({"name": "s", "road": {"kind": "straight", "length": 100},
+                                        "ego": {"lane": 1, "s": 10, "route": {"distance": 50}}})
+    with pytest.raises(FieldError, match="a straight road has no junction arms") as e:
+        build_layout(straight).place("left", 10.0, 1, field="actors.0.place.arm")
+    assert e.value.field == "actors.0.place.arm"
+    tee = build_layout(scenario("DE", [], kind="t_junction"))
+    with pytest.raises(FieldError, match="a t_junction has no 'opposite' arm"):
+        tee.place("opposite", 10.0, 1)
+    # the approach is the main road: main-road s and the forward lane's OpenDRIVE id (right-hand: -1)
+    assert tee.place(None, 30.0, 1) == (1, 30.0, -1)
+    assert tee.place("right", 30.0, 1) == (2, L - 30.0, 1)
