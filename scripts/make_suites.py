@@ -70,7 +70,7 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
         {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
          "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
-    # a car on the main road from the left, timed so that an ego not giving way crosses the line with it about 2.5 s
+    # a car from the ego's left, timed so that an ego not giving way crosses the line with it about 2.1 s
     # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
     "give_way_sign": {"actors": [_cross_car("left", 16)]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
@@ -80,7 +80,7 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
 
 # rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
 # Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
-# does not give way enters about 2.3 s before it would reach the ego (the rule asks 3 s)
+# does not give way enters with it about 2.2 s from reaching the ego (the rule asks 3 s)
 _L1_BY_SIDE: dict[str, list[tuple[list[str], dict[str, Any]]]] = {
     "right_of_way_unsignalised": [(["CN", "DE", "US"], {"actors": [_cross_car("right", 7)]}),
                                   (["JP"], {"actors": [_cross_car("left", 7)]})],
