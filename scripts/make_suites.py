@@ -74,9 +74,20 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
     "give_way_sign": {"actors": [_cross_car("left", 16)]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
-    "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
-        {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
+    # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
+    "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
+                                              "cross_green": 22, "offset": 14}}},
+    # the officer holds the ego's approach while its light is green (stop 18 s), then waves it on (go)
+    "officer_signal": {"road": {"signal_plan": {"kind": "two_phase", "green": 30, "yellow": 3, "all_red": 2,
+                                                "cross_green": 15, "offset": 0}},
+                       "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
+                                   "signal": [{"state": "stop", "duration": 18}, {"state": "go", "duration": 60}]}]},
 }
+# the officer waves the ego through while its light is red for 27 s (command personnel outrank the lights)
+_OFFICER_GO_ON_RED = {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 3, "all_red": 2,
+                                               "cross_green": 20, "offset": 23}},
+                      "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
+                                  "signal": [{"state": "go", "duration": 60}]}]}
 
 # rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
 # Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
@@ -121,7 +132,7 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
     "L5": [
         (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
         (["yield_emergency_vehicle", "no_lane_change_tunnel", "safe_distance"], BIG3, {}, _EV),
-        (["red_light", "officer_signal"], BIG3, {}, {}),
+        (["red_light", "officer_signal"], BIG3, {}, _OFFICER_GO_ON_RED),
     ],
 }
 

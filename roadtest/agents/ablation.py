@@ -29,6 +29,7 @@ ABLATIONS: dict[str, str] = {
     "stop_sign": "the stops at stop lines",
     "red_light": "the stops at red lights",
     "yellow_light": "the stops at yellow lights",
+    "officer_signal": "a police officer's stop and go (obeys the lights at the officer's line instead)",
     "yield_pedestrian_crosswalk": "the stops before a crosswalk in use (a pedestrian in its path is still an obstacle)",
     "yield_emergency_vehicle": "moving aside for an emergency vehicle with its siren on",
     "no_collision_vehicle": "vehicles as obstacles",
@@ -36,14 +37,14 @@ ABLATIONS: dict[str, str] = {
     "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
     "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
     "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
+    "give_way_sign": "waiting at a give-way or stop sign for crossing traffic (a vehicle in its path is still an obstacle)",
+    "right_of_way_unsignalised": "waiting at an unsignalised junction for a vehicle from the right (left in "
+                                 "left-hand traffic; a vehicle in its path is still an obstacle)",
     "driving_side": "keeping to its own half in bends (it cuts a bend toward the oncoming lanes across a broken centre line when no one is coming)",
     "no_stopping": "moving a stop the task asks for out of a no-stopping zone (it stops where asked)",
     "no_entry": "refusing a route past a no-entry sign (it stops before the junction that leads there and waits)",
     "no_u_turn": "refusing a route that turns back where a no-U-turn sign stands (it stops before the turn and waits)",
     "min_speed_expressway": "the floor at the rule's minimum speed (where no maximum is posted it keeps its 50 km/h default)",
-    "give_way_sign": "waiting at a give-way or stop sign for crossing traffic (a vehicle in its path is still an obstacle)",
-    "right_of_way_unsignalised": "waiting at an unsignalised junction for a vehicle from the right (left in "
-                                 "left-hand traffic; a vehicle in its path is still an obstacle)",
 }
 
 

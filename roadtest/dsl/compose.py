@@ -138,9 +138,9 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
         road["stop_lines"] = [{"s": line_s}]
         signs.append({"id": "stop", "s": line_s - 2, "side": "kerb"})
     elif junction == "traffic_light":
-        road["traffic_lights"] = [{"id": "tl_main", "s": line_s,
-                                   "phases": [{"state": "red", "duration": 12}, {"state": "green", "duration": 20},
-                                              {"state": "yellow", "duration": 3}]}]
+        # every approach gets its heads; the ego's (tl_main, at line_s) is red for 12 s, green 20 s, yellow 3 s
+        road["signal_plan"] = {"kind": "two_phase", "green": 20, "yellow": 3, "all_red": 1, "cross_green": 7,
+                               "offset": 23}
     elif junction == "unsignalised" and "yield" in comp.signs:
         signs.append({"id": "yield", "s": line_s - 2, "side": "kerb"})
     if "no_entry" in comp.signs:
@@ -222,7 +222,9 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"id": "cyclist", "kind": "bicycle", "place": {"ahead_of": "ego", "distance": 40}, "speed": 15,
                  "behaviours": [{"action": "keep_speed"}]}]
     if need == "officer":
-        return [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": length - 4}}]
+        # it holds the ego's approach 3 s into the default plan's green (12 s red), then waves it on
+        return [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": length - 4},
+                 "signal": [{"state": "stop", "duration": 15}, {"state": "go", "duration": 45}]}]
     if need == "oncoming_vehicle":
         return [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": length - 20}, "speed": 30,
                  "behaviours": [{"action": "keep_speed"}]}]

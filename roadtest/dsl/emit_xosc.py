@@ -217,8 +217,8 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
 
 def _reacting(actor) -> xosc.Controller:
     """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
-    a slower ego instead of driving through it, and (roadtest's crossingPath) brakes for one that crosses its path
-    in a junction."""
+    a slower ego instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path
+    in a junction, and (roadtest's obeySignals) stops at its red light."""
     speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
                  None)
     props = xosc.Properties()
@@ -227,6 +227,7 @@ def _reacting(actor) -> xosc.Controller:
     props.add_property("timeGap", "1.0")
     props.add_property("mode", "override")
     props.add_property("crossingPath", "true")
+    props.add_property("obeySignals", "true")
     return xosc.Controller(f"{actor.id}_reacts", props)
 
 
@@ -290,6 +291,14 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
             ph.add_signal_state(light["signal_id"], state)
             ctrl.add_phase(ph)
         road_net.add_traffic_signal_controller(ctrl)
+    for a in sc.actors:
+        if a.signal:  # an officer's stop/go: a controller whose signal is the officer, so the trace keys it by its id
+            ctrl = xosc.TrafficSignalController(f"controller_{a.id}")
+            for k, p in enumerate(a.signal):
+                ph = xosc.Phase(f"{a.id}_phase{k}_{p.state}", p.duration)
+                ph.add_signal_state(a.id, p.state)
+                ctrl.add_phase(ph)
+            road_net.add_traffic_signal_controller(ctrl)
     return xosc.Scenario(f"roadtest {sc.name}: {variant.id}", "roadtest", xosc.ParameterDeclarations(), entities,
                          board, road_net, xosc.Catalog(), osc_minor_version=0, creation_date=FIXED_DATE)
 

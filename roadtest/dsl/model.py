@@ -42,7 +42,8 @@ __all__ = [
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
-    "TrafficLight", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place", "Trigger", "PositionTrigger",
+    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place",
+    "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
@@ -201,10 +202,31 @@ class LightPhase(_Model):
 
 class TrafficLight(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
-    s: Metres = Field(..., description="Stop position along the main road, m (a stop line is implied).")
-    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver sees it.")
+    s: Metres = Field(..., description="Stop position, m (a stop line is implied): along the main road, or along "
+                                       "its arm toward the junction when `arm` is given.")
+    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver "
+                                                                            "it faces sees it.")
     phases: list[LightPhase] = Field(..., min_length=1, description="Cycle, repeated from t = 0.")
     offset: float = Field(0.0, ge=0, description="Time into the cycle at t = 0, s.")
+    arm: Arm | None = Field(None, description=_ARM_DOC + " The head faces that arm's traffic toward the junction.")
+    turn: Literal["left", "straight", "right", "all"] = Field(
+        "all", description="Movements it releases: all (a full head; its far-side turn is permitted and yields to "
+                           "oncoming traffic), or one protected arrow (the driver's left, straight or right).")
+
+
+class SignalPlan(_Model):
+    """A consistent plan for every approach of a signalised junction (dsl/signal_plan.py generates the heads).
+
+    two_phase: the ego's axis (its approach and the opposite arm) is green, yellow, all red; then the cross
+    axis (left and right arms) is green, yellow, all red. `offset` is the time into that cycle at t = 0.
+    """
+
+    kind: Literal["two_phase"] = Field("two_phase", description="Plan kind.")
+    green: Positive = Field(20.0, description="Green of the ego's axis, s.")
+    cross_green: Positive | None = Field(None, description="Green of the cross axis, s (default: green).")
+    yellow: Positive = Field(3.0, description="Yellow after each green, s.")
+    all_red: Metres = Field(2.0, description="All heads red after each yellow, s.")
+    offset: Metres = Field(0.0, description="Time into the cycle at t = 0, s (0: the ego's green begins).")
 
 
 class Sign(_Model):
@@ -233,6 +255,8 @@ class Road(_Model):
     crosswalks: list[Crosswalk] = Field(default_factory=list)
     stop_lines: list[StopLine] = Field(default_factory=list)
     traffic_lights: list[TrafficLight] = Field(default_factory=list)
+    signal_plan: SignalPlan | None = Field(None, description="Heads for every approach without one of its own "
+                                                             "(junction kinds), phased so no greens conflict.")
     signs: list[Sign] = Field(default_factory=list)
     radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
     angle: float = Field(90.0, gt=0, le=270, validate_default=True, description="Curve turning angle: degrees in YAML, radians in the model.")
@@ -408,6 +432,11 @@ Behaviour = Annotated[Union[KeepSpeed, ChangeSpeed, ChangeLane, CutIn, Stop, Cro
                       Field(discriminator="action")]
 
 
+class OfficerPhase(_Model):
+    state: Literal["stop", "go"] = Field(..., description="What the officer signals to the ego's approach.")
+    duration: Positive = Field(..., description="Phase duration, s.")
+
+
 class Actor(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$", description="Unique actor id (not 'ego' or 'hero').")
     kind: ActorKind
@@ -416,9 +445,17 @@ class Actor(_Model):
     siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
     model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
     reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane or crosses its path ahead, the ego "
-                                            "included, instead of driving through it (an OpenSCENARIO ACCController at "
-                                            "its speed, 1 s time gap).")
+                                            "included, instead of driving through it, and stops at its red light (an "
+                                            "OpenSCENARIO ACCController at its speed, 1 s time gap).")
     behaviours: list[Behaviour] = Field(default_factory=list)
+    signal: list[OfficerPhase] = Field(default_factory=list, description="A police officer's signal to the ego's "
+                                       "approach: stop or go phases, cycled from t = 0 like a light's.")
+
+    @model_validator(mode="after")
+    def _officer_signal(self) -> "Actor":
+        if self.signal and self.kind != "police_officer":
+            raise ValueError(f"only a police_officer gives a signal (kind is {self.kind})")
+        return self
 
     @property
     def siren_on(self) -> bool:

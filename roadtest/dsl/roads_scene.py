@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from roadtest.dsl.model import driver_side, resolve_arms, resolve_placements
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
+from roadtest.dsl.signal_plan import check_heads, junction_heads
 from roadtest.errors import FieldError
 
 __all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE"]
@@ -67,7 +68,9 @@ def place_scene(sc, layout: Layout) -> dict:
     road = sc.road
     n_f, n_b, w = road.lanes.forward, road.lanes.backward, road.lanes.width
     scene: dict = {"speed_limit": road.speed_limit, "signs": [], "stop_lines": [], "crosswalks": [], "lights": [],
-                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on} for a in sc.actors]}
+                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on,
+                               **({"signal": [{"state": p.state, "duration": p.duration} for p in a.signal]}
+                                  if a.signal else {})} for a in sc.actors]}
     for i, sign in enumerate(road.signs):
         rid, s, _ = layout.place(sign.arm, sign.s, field=f"road.signs.{i}.arm")
         piece = layout.pieces[rid]
@@ -92,12 +95,13 @@ def place_scene(sc, layout: Layout) -> dict:
             scene["signs"].append(dict(id=sign.id, signal_id=str(sid), road=str(rid), s=s, t=t, side=side,
                                        direction=facing, arm=sign.arm, value=sign.value, unit=code.get("unit"),
                                        country_code=f"{code['country']}:{code['type']}:{code.get('subtype', '-1')}"))
-    stop_lines = [(sl.s, sl.lanes) for sl in road.stop_lines] + [(tl.s, None) for tl in road.traffic_lights]
-    for k, (ms, lanes) in enumerate(stop_lines):
-        rid, s = layout.main_to_road(ms)
+    heads = junction_heads(road)
+    check_heads(heads, sc.driving_side, sc.expect.timeout)
+    placed = [_head_place(layout, h, n_f, n_b) for h in heads]
+    stop_lines = [(*layout.main_to_road(sl.s), [layout.odr_lane(u) for u in (sl.lanes or range(1, n_f + 1))])
+                  for sl in road.stop_lines] + [(rid, s, lanes) for rid, s, _, lanes in placed]
+    for k, (rid, s, odr) in enumerate(stop_lines):
         piece = layout.pieces[rid]
-        user = lanes or list(range(1, n_f + 1))
-        odr = [layout.odr_lane(u) for u in user]
         ts = [piece.lane_center_t(i, s) for i in odr]
         t = sum(ts) / len(ts)
         piece.objects.append(dict(id=f"stopline{k}", s=s, t=t, type="roadMark", subtype="stopLine", name="stopLine",
@@ -111,15 +115,18 @@ def place_scene(sc, layout: Layout) -> dict:
                                   length=cw.width, width=left + right))
         scene["crosswalks"].append(dict(road=str(rid), s_start=max(s - cw.width / 2, 0.0), s_end=s + cw.width / 2,
                                         width=cw.width, arm=cw.arm))
-    for k, tl in enumerate(road.traffic_lights):
-        rid, s = layout.main_to_road(tl.s)
+    for h, (rid, s, forward, lanes) in zip(heads, placed):
+        tl = h.light
         piece = layout.pieces[rid]
         sid = tl.id  # the user's name is the OpenDRIVE signal id, the .xosc's trafficSignalId and the trace's key
-        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side)), z=5.0, country="OpenDRIVE",
-                                  type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
-                                  height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
+        facing = "forward" if forward else "backward"
+        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side), facing), z=5.0,
+                                  country="OpenDRIVE", type="1000001", subtype="-1", orientation="+" if forward else "-",
+                                  name=tl.id, dynamic=True, height=1.0, width=0.4,
+                                  validity=_fwd_validity(layout, n_f if forward else n_b, forward)))
         scene["lights"].append(dict(id=tl.id, signal_id=str(sid), road=str(rid), s=s, offset=tl.offset,
-                                    phases=[{"state": p.state, "duration": p.duration} for p in tl.phases]))
+                                    phases=[{"state": p.state, "duration": p.duration} for p in tl.phases],
+                                    arm=tl.arm, turn=tl.turn, lanes=lanes))
     for z in road.sections:
         for start, rid in layout.main_split:
             piece = layout.pieces[rid]
@@ -128,6 +135,18 @@ def place_scene(sc, layout: Layout) -> dict:
                 scene["zones"].append(dict(kind=z.kind, road=str(rid), s_start=a - start, s_end=b - start,
                                            speed_limit=z.speed_limit))
     return scene
+
+
+def _head_place(layout: Layout, head, n_f: int, n_b: int) -> tuple[int, float, bool, list[int]]:
+    """(road id, local s, faces the road's forward lanes, OpenDRIVE ids of the lanes it governs) of a light head:
+    on an arm (Layout.place) it faces that arm's lanes toward the junction."""
+    tl = head.light
+    rid, s, _ = layout.place(tl.arm, tl.s, field=head.field + ".arm")
+    forward = layout.runs_with_s(tl.arm)
+    n = n_f if forward else n_b
+    if n == 0:
+        raise FieldError(head.field, f"{tl.id}: the {tl.arm or 'approach'} arm has no lane toward the junction")
+    return rid, s, forward, [layout.place(tl.arm, tl.s, k)[2] for k in range(1, n + 1)]
 
 
 def _spot(layout: Layout, user_lane: int | None, side: str | None, yaml_s: float, arm: str | None = None,

@@ -59,6 +59,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "line_crossed": ("±1", "ego front crossed any stop line (sign, light or plain) this tick"),
     "officer_stop": ("±1", "an officer signals stop (WorldState.signals[officer id] in stop/red)"),
     "officer_go": ("±1", "an officer signals go"),
+    "officer_go_wait": ("s", "how long the ego has stood still while an officer signals go, with no reason to but a "
+                             "light (lead, stop sign, line, pedestrian, EV, goal)"),
     "has_lead": ("±1", "a vehicle ahead in the ego's lane within LEAD_RANGE"),
     "lead_gap": ("m", "bumper-to-bumper gap to it; NONE without one"),
     "lead_speed": ("m/s", "its speed along the ego's heading"),
@@ -160,7 +162,16 @@ class _Scene:
         self.road_limit = float(sc["speed_limit"]) if sc.get("speed_limit") else None
         lines = list(sc.get("stop_lines") or [])
         signs = list(sc.get("signs") or [])
-        self.lights = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
+        every_light = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
+        # a light governs only traffic driving the way of the lanes it faces (an arm's incoming lanes; none listed:
+        # either way), whichever lane the ego is in, and a turn arrow only an ego whose route takes that turn
+        # (meta.route.exit; unknown: every head counts)
+        exit_ = (meta.get("route") or {}).get("exit")
+        self.lights = [light for light, lt in zip(every_light, sc.get("lights") or [])
+                       if lt.get("turn") in (None, "all") or exit_ is None or lt.get("turn") == exit_]
+        side = str(meta.get("driving_side") or "right")
+        self.light_dir = {str(lt.get("id")): _travel_dir(int(lt["lanes"][0]), side) if lt.get("lanes") else 0
+                          for lt in sc.get("lights") or []}
         # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
@@ -168,7 +179,7 @@ class _Scene:
         # a give-way sign governs traffic moving the way it faces along its road (+1 with s, -1 against, 0 unknown)
         self.give_way_dir = [{"forward": 1, "backward": -1}.get(str(sg.get("direction")), 0) for sg in signs if _is_give_way(sg)]
         self.give_way = [_line_for(sg, lines) for sg in signs if _is_give_way(sg)]
-        taken = {(str(r), round(s, 3)) for _, r, s in self.lights} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
+        taken = {(str(r), round(s, 3)) for _, r, s in every_light} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
         self.plain_lines = [(ln.get("road"), float(ln["s"])) for ln in lines
                             if (str(ln.get("road")), round(float(ln["s"]), 3)) not in taken]
         self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := _sign_limit(sg)) is not None]
@@ -205,7 +216,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
     prev: ActorState | None = None
     motion_dir, first_dir, start_road = 0, 0, None
     stop_min = NONE
-    ev_time = idle_time = 0.0
+    ev_time = idle_time = go_wait = 0.0
     light_prev_state: dict[str, str] = {}
     yellow_latch: dict[str, tuple[float, float]] = {}
     limit_sign: float | None = None
@@ -269,7 +280,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # lights
         cur_light, cur_dist, crossed_light = None, NONE, False
         for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road):
+            if not _road_ok({"road": r}, road) or sc.light_dir[lid] not in (0, d):
                 continue
             if same_prev and _crossed(s, front0, front, d):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True
@@ -378,16 +389,19 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             elif k.lower() not in NON_VEHICLES:
                 v["collision_vehicle"] = 1.0
         # standing still without reason
-        reason = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
-                  or lead_gap < REASON_LEAD
-                  or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
-                  or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
-                  or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
-                  or v["officer_stop"] > 0
-                  or v["in_no_stopping"] < 0 and any(_road_ok({"road": r}, road) and -REASON_LINE <= d * (s_c - s) <= TASK_REACH
-                                                     for r, s in sc.task_stops))
-        idle_time = idle_time + trace.tick if abs(e.speed) < STOPPED and not reason else 0.0
+        not_light = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
+                     or lead_gap < REASON_LEAD
+                     or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
+                     or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
+                     or v["in_no_stopping"] < 0 and any(_road_ok({"road": r}, road) and -REASON_LINE <= d * (s_c - s) <= TASK_REACH
+                                                        for r, s in sc.task_stops))
+        reason = (not_light or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
+                  or v["officer_stop"] > 0)
+        still = abs(e.speed) < STOPPED
+        idle_time = idle_time + trace.tick if still and not reason else 0.0
         v["unreasoned_stop_time"] = idle_time
+        go_wait = go_wait + trace.tick if still and v["officer_go"] > 0 and not not_light else 0.0
+        v["officer_go_wait"] = go_wait
         for k in VOCABULARY:
             out[k].append(float(v[k]))
         prev = e
