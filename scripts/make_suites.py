@@ -51,6 +51,23 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
         {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
 }
 
+# a slow truck far ahead on a long road whose goal comes before the truck stops at the road's end
+def _truck(distance: float, speed: float) -> list[dict[str, Any]]:
+    return [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": distance}, "speed": speed,
+             "behaviours": [{"action": "keep_speed"}]}]
+
+
+_PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
+_YELLOW = _L1_TWEAKS["yellow_light"]["road"]["traffic_lights"]
+# the pedestrian crosses where the ego meets it after moving aside for the ambulance, which keeps coming up behind
+_PED_AND_AMBULANCE = {
+    "road": {"length": 400, "crosswalks": [{"s": 250, "width": 4}], "signs": [{"id": "pedestrian_crossing", "s": 220, "side": "kerb"}]},
+    "actors": [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 250},
+                "behaviours": [{"action": "cross_road", "speed": 1.5, "to": "far", "trigger": {"ego_distance": 40}}]},
+               {"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35}, "speed": 60,
+                "behaviours": [{"action": "keep_speed"}], "reacts": True}],
+    "expect": {"timeout": 90}}
+
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
     "L1": [([rid], _where(rid), {}, _L1_TWEAKS.get(rid, {})) for rid in _catalogue()],  # every rule alone, wherever it holds
@@ -59,12 +76,35 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["no_lane_change_tunnel", "speed_limit"], BIG3, {}, {}),
         (["work_zone_speed", "no_overtaking_solid_line"], BIG3, {}, {}),
         (["school_zone_speed", "speed_limit"], BIG3, {}, {}),
+        (["stop_sign", "speed_limit"], BIG3, {}, {}),
+        # a posted 80 under the expressway's 100, so the expert ignoring limits (90 km/h) breaks it, above the 60 minimum
+        (["min_speed_expressway", "speed_limit"], BIG3, {}, {"road": {"speed_limit": 80, "signs": [
+            {"id": "speed_limit", "s": 25, "side": "kerb", "value": 80}, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60}]}}),
+        (["give_way_sign", "speed_limit"], BIG3, {}, {}),
+        (["no_u_turn", "speed_limit"], BIG3, {}, {}),
+        # the no-entry sign past the goal, as in L1
+        (["no_entry", "school_zone_speed"], BIG3, {}, {"road": {"signs": [
+            {"id": "school_zone", "s": 50, "side": "kerb"}, {"id": "no_entry", "s": 245, "side": "kerb"}]}}),
     ],
     "L3": [
         (["speed_limit", "safe_distance"], BIG3, {}, {}),
         (["school_zone_speed", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
         (["no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
         (["speed_limit", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
+        (["time_to_collision", "school_zone_speed"], BIG3, {}, {}),
+        (["no_collision_vehicle", "work_zone_speed"], BIG3, {}, {}),
+        (["vru_lateral_clearance", "speed_limit"], BIG3, {}, {}),
+        # L1's light timing at a posted 50: yellow comes on when the ego could still stop comfortably
+        (["yellow_light", "speed_limit"], BIG3, {}, {"road": {"speed_limit": 50, "traffic_lights": _YELLOW,
+                                                           "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": 50}]}}),
+        # L1's pedestrian crossing away from any crosswalk
+        (["no_collision_vru", "speed_limit"], BIG3, {}, {"road": {"crosswalks": [], "signs": [
+            {"id": "speed_limit", "s": 25, "side": "kerb", "value": 30}]}, "actors": _PED_OFF_CROSSWALK}),
+        (["no_stopping", "speed_limit"], BIG3, {}, {}),
+        (["driving_side", "no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
+        (["merge_give_way", "speed_limit"], BIG3, {}, {}),
+        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, {}),
+        (["solid_line_exception", "speed_limit"], BIG3, {}, {}),
     ],
     "L4": [
         (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense", "fog_light"]}, {}),
@@ -72,11 +112,27 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
          {"environment": {"weather": "rain_heavy", "time": "23:00"}}),
         (["school_zone_speed", "yield_pedestrian_crosswalk", "speed_limit"], BIG3, {},
          {"environment": {"weather": "rain_light", "time": "23:00"}}),
+        (["fog_speed_limit", "no_collision_vru", "vru_lateral_clearance"], BIG3, {}, {}),
+        # dense fog on a CN expressway: a truck at the 40 km/h fog cap, beyond the 100 m fog gap
+        (["fog_expressway", "expressway_distance", "safe_distance"], ["CN"], {},
+         {"ego": {"speed": 15, "route": {"distance": 200}}, "road": {"length": 600}, "actors": _truck(130, 40), "expect": {"timeout": 90}}),
+        # a night expressway through a long tunnel behind a 40 km/h truck: no passing, 50 m behind it
+        (["expressway_distance", "no_lane_change_tunnel", "speed_limit"], ["CN"], {},
+         {"environment": {"time": "23:00"}, "road": {"length": 600, "sections": [{"kind": "tunnel", "s_start": 60, "s_end": 480}]},
+          "ego": {"route": {"distance": 380}}, "actors": _truck(90, 40)}),
+        # a US road at night posted above the night cap (65 mph), a truck at 90 km/h ahead
+        (["night_speed", "no_overtaking_solid_line", "safe_distance"], ["US"], {"environment.weather": ["clear", "rain_light"]},
+         {"environment": {"time": "23:00"}, "road": {"length": 900, "speed_limit": 120}, "ego": {"speed": 90, "route": {"distance": 500}},
+          "actors": _truck(150, 90), "expect": {"timeout": 90}}),
     ],
     "L5": [
         (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
         (["yield_emergency_vehicle", "no_lane_change_tunnel", "safe_distance"], BIG3, {}, _EV),
         (["red_light", "officer_signal"], BIG3, {}, {}),
+        # pedestrian safety over emergency vehicles: the ego makes room, but never by entering a crosswalk in use
+        (["yield_pedestrian_crosswalk", "yield_emergency_vehicle"], BIG3, {}, _PED_AND_AMBULANCE),
+        # traffic lights over traffic signs: stopping at red on an expressway with an at-grade junction drops below the minimum
+        (["red_light", "min_speed_expressway"], BIG3, {}, {}),
     ],
 }
 
