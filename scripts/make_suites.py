@@ -51,6 +51,13 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
         {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
 }
 
+def _merge(base: dict[str, Any], tweak: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in tweak.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 # a slow truck far ahead on a long road whose goal comes before the truck stops at the road's end
 def _truck(distance: float, speed: float) -> list[dict[str, Any]]:
     return [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": distance}, "speed": speed,
@@ -58,7 +65,6 @@ def _truck(distance: float, speed: float) -> list[dict[str, Any]]:
 
 
 _PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
-_YELLOW = _L1_TWEAKS["yellow_light"]["road"]["traffic_lights"]
 # the pedestrian crosses where the ego meets it after moving aside for the ambulance, which keeps coming up behind
 _PED_AND_AMBULANCE = {
     "road": {"length": 400, "crosswalks": [{"s": 250, "width": 4}], "signs": [{"id": "pedestrian_crossing", "s": 220, "side": "kerb"}]},
@@ -80,7 +86,7 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         # a posted 80 under the expressway's 100, so the expert ignoring limits (90 km/h) breaks it, above the 60 minimum
         (["min_speed_expressway", "speed_limit"], BIG3, {}, {"road": {"speed_limit": 80, "signs": [
             {"id": "speed_limit", "s": 25, "side": "kerb", "value": 80}, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60}]}}),
-        (["give_way_sign", "speed_limit"], BIG3, {}, {}),
+        (["give_way_sign", "speed_limit"], BIG3, {}, _L1_TWEAKS.get("give_way_sign", {})),  # L1's cross traffic, where it has any
         (["no_u_turn", "speed_limit"], BIG3, {}, {}),
         # the no-entry sign past the goal, as in L1
         (["no_entry", "school_zone_speed"], BIG3, {}, {"road": {"signs": [
@@ -95,8 +101,8 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["no_collision_vehicle", "work_zone_speed"], BIG3, {}, {}),
         (["vru_lateral_clearance", "speed_limit"], BIG3, {}, {}),
         # L1's light timing at a posted 50: yellow comes on when the ego could still stop comfortably
-        (["yellow_light", "speed_limit"], BIG3, {}, {"road": {"speed_limit": 50, "traffic_lights": _YELLOW,
-                                                           "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": 50}]}}),
+        (["yellow_light", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["yellow_light"], {"road": {
+            "speed_limit": 50, "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": 50}]}})),
         # L1's pedestrian crossing away from any crosswalk
         (["no_collision_vru", "speed_limit"], BIG3, {}, {"road": {"crosswalks": [], "signs": [
             {"id": "speed_limit", "s": 25, "side": "kerb", "value": 30}]}, "actors": _PED_OFF_CROSSWALK}),
@@ -112,7 +118,11 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
          {"environment": {"weather": "rain_heavy", "time": "23:00"}}),
         (["school_zone_speed", "yield_pedestrian_crosswalk", "speed_limit"], BIG3, {},
          {"environment": {"weather": "rain_light", "time": "23:00"}}),
-        (["fog_speed_limit", "no_collision_vru", "vru_lateral_clearance"], BIG3, {}, {}),
+        # dense fog, a cyclist to pass and L1's pedestrian crossing away from any crosswalk
+        (["fog_speed_limit", "no_collision_vru", "vru_lateral_clearance"], BIG3, {}, {
+            "road": {"crosswalks": [], "signs": []}, "expect": {"timeout": 90}, "actors": _PED_OFF_CROSSWALK + [
+                {"id": "cyclist", "kind": "bicycle", "place": {"ahead_of": "ego", "distance": 40}, "speed": 15,
+                 "behaviours": [{"action": "keep_speed"}]}]}),
         # dense fog on a CN expressway: a truck at the 40 km/h fog cap, beyond the 100 m fog gap
         (["fog_expressway", "expressway_distance", "safe_distance"], ["CN"], {},
          {"ego": {"speed": 15, "route": {"distance": 200}}, "road": {"length": 600}, "actors": _truck(130, 40), "expect": {"timeout": 90}}),
@@ -135,13 +145,6 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["red_light", "min_speed_expressway"], BIG3, {}, {}),
     ],
 }
-
-
-def _merge(base: dict[str, Any], tweak: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in tweak.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def _fit_route(sc: dict[str, Any]) -> None:
