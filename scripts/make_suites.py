@@ -27,6 +27,12 @@ def _where(rule_id: str) -> list[str]:
     return list(_catalogue()[rule_id].jurisdictions)
 
 
+def _cross_car(arm: str, s: float) -> dict[str, Any]:
+    """A car driving straight across the junction from `arm` at 40 km/h, braking for whatever enters its path."""
+    return {"id": "cross", "kind": "vehicle", "place": {"lane": 1, "s": s, "arm": arm}, "speed": 40, "reacts": True,
+            "behaviours": [{"action": "keep_speed"}]}
+
+
 # the slow truck ahead needs time to follow: a longer road and time limit
 _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
 # where the composed scene alone does not put the rule to the test
@@ -46,10 +52,42 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
         {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
          "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
+    # a car on the main road from the left, timed so that an ego not giving way crosses the line with it about 2.5 s
+    # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
+    "give_way_sign": {"actors": [_cross_car("left", 16)]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
-    "yellow_light": {"road": {"traffic_lights": [{"id": "tl_main", "s": 127, "phases": [
-        {"state": "green", "duration": 6}, {"state": "yellow", "duration": 4}, {"state": "red", "duration": 30}]}]}},
+    # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
+    "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
+                                              "cross_green": 22, "offset": 14}}},
+    # the officer holds the ego's approach while its light is green (stop 18 s), then waves it on (go)
+    "officer_signal": {"road": {"signal_plan": {"kind": "two_phase", "green": 30, "yellow": 3, "all_red": 2,
+                                                "cross_green": 15, "offset": 0}},
+                       "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
+                                   "signal": [{"state": "stop", "duration": 18}, {"state": "go", "duration": 60}]}]},
 }
+# the officer waves the ego through while its light is red for 27 s (command personnel outrank the lights)
+_OFFICER_GO_ON_RED = {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 3, "all_red": 2,
+                                               "cross_green": 20, "offset": 23}},
+                      "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
+                                  "signal": [{"state": "go", "duration": 60}]}]}
+
+# rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
+# Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
+# does not give way enters about 2.3 s before it would reach the ego (the rule asks 3 s)
+_L1_BY_SIDE: dict[str, list[tuple[list[str], dict[str, Any]]]] = {
+    "right_of_way_unsignalised": [(["CN", "DE", "US"], {"actors": [_cross_car("right", 7)]}),
+                                  (["JP"], {"actors": [_cross_car("left", 7)]})],
+}
+
+
+def _l1() -> list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]:
+    """Every rule alone, wherever it holds (a scene per driving side where the scene depends on it)."""
+    out = []
+    for rid in _catalogue():
+        for countries, tweaks in _L1_BY_SIDE.get(rid, [(_where(rid), _L1_TWEAKS.get(rid, {}))]):
+            out.append(([rid], countries, {}, tweaks))
+    return out
+
 
 def _merge(base: dict[str, Any], tweak: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
@@ -76,7 +114,7 @@ _PED_AND_AMBULANCE = {
 
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
-    "L1": [([rid], _where(rid), {}, _L1_TWEAKS.get(rid, {})) for rid in _catalogue()],  # every rule alone, wherever it holds
+    "L1": _l1(),
     "L2": [
         (["speed_limit", "no_overtaking_solid_line"], BIG3, {}, {}),
         (["no_lane_change_tunnel", "speed_limit"], BIG3, {}, {}),
@@ -109,7 +147,7 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["no_stopping", "speed_limit"], BIG3, {}, {}),
         (["driving_side", "no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
         (["merge_give_way", "speed_limit"], BIG3, {}, {}),
-        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, {}),
+        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _L1_BY_SIDE["right_of_way_unsignalised"][0][1]),  # right-hand traffic: priority from the right
         (["solid_line_exception", "speed_limit"], BIG3, {}, {}),
     ],
     "L4": [
@@ -138,11 +176,12 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
     "L5": [
         (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
         (["yield_emergency_vehicle", "no_lane_change_tunnel", "safe_distance"], BIG3, {}, _EV),
-        (["red_light", "officer_signal"], BIG3, {}, {}),
+        (["red_light", "officer_signal"], BIG3, {}, _OFFICER_GO_ON_RED),
         # pedestrian safety over emergency vehicles: the ego makes room, but never by entering a crosswalk in use
         (["yield_pedestrian_crosswalk", "yield_emergency_vehicle"], BIG3, {}, _PED_AND_AMBULANCE),
         # traffic lights over traffic signs: stopping at red on an expressway with an at-grade junction drops below the minimum
-        (["red_light", "min_speed_expressway"], BIG3, {}, {}),
+        # (two lanes each way: every arm of a signalised junction has lanes toward it)
+        (["red_light", "min_speed_expressway"], BIG3, {}, {"road": {"lanes": {"backward": 2}}}),
     ],
 }
 
@@ -163,7 +202,7 @@ def build() -> dict[str, int]:
         folder = ROOT / "scenarios" / "composed" / level
         folder.mkdir(parents=True, exist_ok=True)
         members, n = [], 0
-        for rules, countries, sweep, tweaks in items:
+        for k, (rules, countries, sweep, tweaks) in enumerate(items):
             base_country = countries[0]
             sc = _merge(compose_scenario(rules, base_country, countries=countries), tweaks)
             _fit_route(sc)
@@ -173,14 +212,17 @@ def build() -> dict[str, int]:
                 for actor in sc["actors"]:  # an ambulance that waits behind an ego that does not make room
                     actor["reacts"] = actor["kind"] == "emergency" or None
             fit_emergency_scene(sc)  # its timings depend on the road's length
-            sc["name"] = f"{level.lower()}-" + "-".join(r.replace("_", "-") for r in rules)
+            # a second scene of the same rules (another driving side) is named for its countries
+            again = any(it[0] == rules for it in items[:k])
+            suffix = "_" + "_".join(c.lower() for c in countries) if again else ""
+            sc["name"] = f"{level.lower()}-" + "-".join(r.replace("_", "-") for r in rules) + suffix.replace("_", "-")
             sc["level"] = level
             sc["sweep"] = {"country": countries, **sweep}
             variants = len(countries)
             for vals in sweep.values():
                 variants *= len(vals)
             n += variants
-            fname = "_".join(rules) + ".yaml"
+            fname = "_".join(rules) + suffix + ".yaml"
             note = (f"Generated by scripts/make_suites.py: compose_scenario({rules}, {base_country!r}), "
                     f"then swept over {', '.join(sc['sweep'])}; {variants} variants.")
             (folder / fname).write_text(render_yaml(sc, note))

@@ -3,8 +3,8 @@ constraint it keeps for each named rule, and nothing else.
 
 It shows that a scene tests a rule: the full expert keeps every rule there, the expert that ignores one
 rule must be caught by that rule. `ABLATIONS` says, for each rule the expert has a constraint for, what
-is dropped; a rule the expert has no separate constraint for (it never overtakes, never makes a U-turn,
-has no junction right-of-way logic) cannot be ignored and is refused by name.
+is dropped; a rule the expert has no separate constraint for (it never makes a U-turn, for instance) cannot
+be ignored and is refused by name.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ ABLATIONS: dict[str, str] = {
     "stop_sign": "the stops at stop lines",
     "red_light": "the stops at red lights",
     "yellow_light": "the stops at yellow lights",
+    "officer_signal": "a police officer's stop and go (obeys the lights at the officer's line instead)",
     "yield_pedestrian_crosswalk": "the stops before a crosswalk in use (a pedestrian in its path is still an obstacle)",
     "yield_emergency_vehicle": "moving aside for an emergency vehicle with its siren on",
     "no_collision_vehicle": "vehicles as obstacles",
@@ -36,6 +37,9 @@ ABLATIONS: dict[str, str] = {
     "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
     "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
     "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
+    "give_way_sign": "waiting at a give-way or stop sign for crossing traffic (a vehicle in its path is still an obstacle)",
+    "right_of_way_unsignalised": "waiting at an unsignalised junction for a vehicle from the right (left in "
+                                 "left-hand traffic; a vehicle in its path is still an obstacle)",
 }
 
 

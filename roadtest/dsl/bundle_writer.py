@@ -12,6 +12,7 @@ from roadtest.dsl.emit_xodr import write_xodr
 from roadtest.dsl.emit_xosc import light_phases, write_xosc
 from roadtest.dsl.meta import build_meta
 from roadtest.dsl.roads_build import build_layout
+from roadtest.dsl.signal_plan import junction_heads
 from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
 from roadtest.errors import FieldError, Problem, ScenarioError, UserError
 
@@ -25,7 +26,7 @@ def build_bundle_parts(variant):
     scene = place_scene(sc, layout)
     spots = resolve_places(sc, layout)
     route = compute_route(sc, layout, spots["hero"])
-    by_id = {tl.id: tl for tl in sc.road.traffic_lights}
+    by_id = {h.light.id: h.light for h in junction_heads(sc.road)}
     lights = [{**light, "phases_rotated": light_phases(by_id[light["id"]])} for light in scene["lights"]]
     return layout, spots, scene, route, lights
 

@@ -138,9 +138,9 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
         road["stop_lines"] = [{"s": line_s}]
         signs.append({"id": "stop", "s": line_s - 2, "side": "kerb"})
     elif junction == "traffic_light":
-        road["traffic_lights"] = [{"id": "tl_main", "s": line_s,
-                                   "phases": [{"state": "red", "duration": 12}, {"state": "green", "duration": 20},
-                                              {"state": "yellow", "duration": 3}]}]
+        # every approach gets its heads; the ego's (tl_main, at line_s) is red for 12 s, green 20 s, yellow 3 s
+        road["signal_plan"] = {"kind": "two_phase", "green": 20, "yellow": 3, "all_red": 1, "cross_green": 7,
+                               "offset": 23}
     elif junction == "unsignalised" and "yield" in comp.signs:
         signs.append({"id": "yield", "s": line_s - 2, "side": "kerb"})
     if "no_entry" in comp.signs:

@@ -151,7 +151,8 @@ def _lanes_left(layout: Layout, user_from: int, user_to: int) -> int:
 
 def _crossing(actor, spot: Spot, b, layout: Layout) -> tuple[xosc.FollowTrajectoryAction, float]:
     piece = layout.pieces[spot.road]
-    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"))
+    goal_t = side_t(piece, spot.s, driver_side(b.to, "right" if layout.fwd_sign < 0 else "left"),
+                    "forward" if layout.runs_with_s(spot.arm) else "backward")
     x0, y0 = spot.x, spot.y
     x1, y1, _ = piece.ref.point(spot.s, goal_t)
     dur = max(math.hypot(x1 - x0, y1 - y0) / b.speed, 0.1)
@@ -216,7 +217,8 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
 
 def _reacting(actor) -> xosc.Controller:
     """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
-    a slower ego instead of driving through it."""
+    a slower ego instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path
+    in a junction, and (roadtest's obeySignals) stops at its red light."""
     speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
                  None)
     props = xosc.Properties()
@@ -224,6 +226,8 @@ def _reacting(actor) -> xosc.Controller:
     props.add_property("setSpeed", f"{(speed if speed is not None else actor.speed):.4f}")
     props.add_property("timeGap", "1.0")
     props.add_property("mode", "override")
+    props.add_property("crossingPath", "true")
+    props.add_property("obeySignals", "true")
     return xosc.Controller(f"{actor.id}_reacts", props)
 
 
@@ -287,6 +291,14 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
             ph.add_signal_state(light["signal_id"], state)
             ctrl.add_phase(ph)
         road_net.add_traffic_signal_controller(ctrl)
+    for a in sc.actors:
+        if a.signal:  # an officer's stop/go: a controller whose signal is the officer, so the trace keys it by its id
+            ctrl = xosc.TrafficSignalController(f"controller_{a.id}")
+            for k, p in enumerate(a.signal):
+                ph = xosc.Phase(f"{a.id}_phase{k}_{p.state}", p.duration)
+                ph.add_signal_state(a.id, p.state)
+                ctrl.add_phase(ph)
+            road_net.add_traffic_signal_controller(ctrl)
     return xosc.Scenario(f"roadtest {sc.name}: {variant.id}", "roadtest", xosc.ParameterDeclarations(), entities,
                          board, road_net, xosc.Catalog(), osc_minor_version=0, creation_date=FIXED_DATE)
 

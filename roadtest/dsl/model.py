@@ -16,6 +16,12 @@ Lane and s conventions (for authors and for the emitters):
   main carriageway; the on-ramp joins it at `road.ramp.merge_s`.
 - A pedestrian or police officer may stand on the roadside with `place: {side: kerb, s: ...}`
   instead of a lane.
+- Junction arms (`arm: left | right | opposite` on actor places, signs and crosswalks; absent: the
+  ego's approach) are named as the ego sees them on its approach. Each arm is described as if it were
+  the approach of a driver coming from it: `s` runs from the arm's outer end toward the junction (the
+  arm is road.length long), lane 1 is the first lane driving toward the junction, `kerb` is that
+  driver's kerb. Lanes toward the junction on an arm number road.lanes.backward, lanes away from it
+  road.lanes.forward (the arm's lanes are the approach's, seen from the other end).
 - Sides (signs, traffic lights, roadside places) are the driver's: `kerb` is the roadside next to
   the driver's own lane (right in right-hand traffic, left in JP, GB, ...), `far` the one across the
   oncoming lanes; `left` and `right` are the driver's left and right. The driver is the one the
@@ -34,8 +40,9 @@ from roadtest.units import KMH
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
+    "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
-    "TrafficLight", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
+    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
@@ -149,6 +156,12 @@ class Markings(_Model):
     edge: Marking = Field("solid_white", description="Outer road edges.")
 
 
+Arm = Literal["left", "right", "opposite"]
+ARMS = ("left", "right", "opposite")
+_ARM_DOC = ("Junction arm as the ego sees it on its approach (left, right, opposite); absent: the ego's approach. "
+            "On an arm, s runs from its outer end toward the junction and lane 1 drives toward the junction.")
+
+
 class Section(_Model):
     kind: Literal["tunnel", "bridge", "school_zone", "work_zone"]
     s_start: Metres = Field(..., description="Start along the main road, m.")
@@ -163,7 +176,8 @@ class Section(_Model):
 
 
 class Crosswalk(_Model):
-    s: Metres = Field(..., description="Centre of the crosswalk along the main road, m.")
+    s: Metres = Field(..., description="Centre of the crosswalk along the main road (or along its arm), m.")
+    arm: Arm | None = Field(None, description=_ARM_DOC)
     width: Positive = Field(4.0, description="Width of the crosswalk along s, m.")
 
     @property
@@ -187,15 +201,36 @@ class LightPhase(_Model):
 
 class TrafficLight(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
-    s: Metres = Field(..., description="Stop position along the main road, m (a stop line is implied).")
-    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver sees it.")
+    s: Metres = Field(..., description="Stop position, m (a stop line is implied): along the main road, or along "
+                                       "its arm toward the junction when `arm` is given.")
+    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver it faces sees it.")
     phases: list[LightPhase] = Field(..., min_length=1, description="Cycle, repeated from t = 0.")
     offset: float = Field(0.0, ge=0, description="Time into the cycle at t = 0, s.")
+    arm: Arm | None = Field(None, description=_ARM_DOC + " The head faces that arm's traffic toward the junction.")
+    turn: Literal["left", "straight", "right", "all"] = Field(
+        "all", description="Movements it releases: all (a full head; its far-side turn is permitted and yields to "
+                           "oncoming traffic), or one protected arrow (the driver's left, straight or right).")
+
+
+class SignalPlan(_Model):
+    """A consistent plan for every approach of a signalised junction (dsl/signal_plan.py generates the heads).
+
+    two_phase: the ego's axis (its approach and the opposite arm) is green, yellow, all red; then the cross
+    axis (left and right arms) is green, yellow, all red. `offset` is the time into that cycle at t = 0.
+    """
+
+    kind: Literal["two_phase"] = Field("two_phase", description="Plan kind.")
+    green: Positive = Field(20.0, description="Green of the ego's axis, s.")
+    cross_green: Positive | None = Field(None, description="Green of the cross axis, s (default: green).")
+    yellow: Positive = Field(3.0, description="Yellow after each green, s.")
+    all_red: Metres = Field(2.0, description="All heads red after each yellow, s.")
+    offset: Metres = Field(0.0, description="Time into the cycle at t = 0, s (0: the ego's green begins).")
 
 
 class Sign(_Model):
     id: str = Field(..., description="Sign id from roadtest/sign_assets/signs.yaml (e.g. speed_limit, stop).")
-    s: Metres = Field(..., description="Position along the main road, m.")
+    s: Metres = Field(..., description="Position along the main road (or along its arm), m.")
+    arm: Arm | None = Field(None, description=_ARM_DOC + " `direction: forward` faces traffic driving toward the junction.")
     side: Literal["kerb", "far", "right", "left", "both", "overhead"] = Field(
         "kerb", description="As the driver it faces sees it: kerb (their own roadside), far (across the oncoming "
                             "lanes), their left or right, both, or overhead.")
@@ -218,6 +253,8 @@ class Road(_Model):
     crosswalks: list[Crosswalk] = Field(default_factory=list)
     stop_lines: list[StopLine] = Field(default_factory=list)
     traffic_lights: list[TrafficLight] = Field(default_factory=list)
+    signal_plan: SignalPlan | None = Field(None, description="Heads for every approach without one of its own "
+                                                             "(junction kinds), phased so no greens conflict.")
     signs: list[Sign] = Field(default_factory=list)
     radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
     angle: float = Field(90.0, gt=0, le=270, validate_default=True, description="Curve turning angle: degrees in YAML, radians in the model.")
@@ -271,7 +308,8 @@ class Place(_Model):
     lane: int | None = Field(None, description="User lane number (absolute placement).")
     side: Literal["kerb", "far", "right", "left"] | None = Field(
         None, description="Roadside instead of a lane (pedestrians, police), as the forward driver sees it.")
-    s: Metres | None = Field(None, description="Along the main road, m (absolute placement).")
+    s: Metres | None = Field(None, description="Along the main road, m (absolute placement), or along its arm.")
+    arm: Arm | None = Field(None, description=_ARM_DOC + " A relative placement takes its reference's arm.")
     ahead_of: str | None = None
     behind: str | None = None
     left_of: str | None = None
@@ -284,8 +322,8 @@ class Place(_Model):
         if len(rel) > 1:
             raise ValueError(f"expected one of ahead_of, behind, left_of, right_of, got {', '.join(rel)}")
         if rel:
-            if self.lane is not None or self.s is not None or self.side is not None:
-                raise ValueError("a relative placement takes no lane, side or s")
+            if self.lane is not None or self.s is not None or self.side is not None or self.arm is not None:
+                raise ValueError("a relative placement takes no lane, side, s or arm (it keeps its reference's arm)")
         else:
             if self.s is None or (self.lane is None) == (self.side is None):
                 raise ValueError("expected {lane, s}, {side, s} or {ahead_of|behind|left_of|right_of: id, distance}")
@@ -378,6 +416,11 @@ Behaviour = Annotated[Union[KeepSpeed, ChangeSpeed, ChangeLane, CutIn, Stop, Cro
                       Field(discriminator="action")]
 
 
+class OfficerPhase(_Model):
+    state: Literal["stop", "go"] = Field(..., description="What the officer signals to the ego's approach.")
+    duration: Positive = Field(..., description="Phase duration, s.")
+
+
 class Actor(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$", description="Unique actor id (not 'ego' or 'hero').")
     kind: ActorKind
@@ -385,9 +428,18 @@ class Actor(_Model):
     speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
     siren: bool | None = Field(None, description="Siren and lights on (emergency vehicles; default on).")
     model: str | None = Field(None, description="Model/blueprint override; default chosen by kind.")
-    reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane, the ego included, instead of "
-                                            "driving through it (an OpenSCENARIO ACCController at its speed, 1 s time gap).")
+    reacts: bool = Field(False, description="Brakes for whatever is ahead in its lane or crosses its path ahead, the ego "
+                                            "included, instead of driving through it, and stops at its red light (an "
+                                            "OpenSCENARIO ACCController at its speed, 1 s time gap).")
     behaviours: list[Behaviour] = Field(default_factory=list)
+    signal: list[OfficerPhase] = Field(default_factory=list, description="A police officer's signal to the ego's "
+                                       "approach: stop or go phases, cycled from t = 0 like a light's.")
+
+    @model_validator(mode="after")
+    def _officer_signal(self) -> "Actor":
+        if self.signal and self.kind != "police_officer":
+            raise ValueError(f"only a police_officer gives a signal (kind is {self.kind})")
+        return self
 
     @property
     def siren_on(self) -> bool:
@@ -486,10 +538,29 @@ def driver_side(side: str, traffic: str) -> str:
     return side
 
 
-def lane_order(lanes: Lanes, side: str) -> list[int]:
-    """User lane numbers from left to right as seen looking along +s."""
-    fwd, bwd = list(range(1, lanes.forward + 1)), [-k for k in range(1, lanes.backward + 1)]
+def lane_order(lanes: Lanes, side: str, arm: str | None = None) -> list[int]:
+    """User lane numbers from left to right as seen looking along +s (on a junction arm: toward the junction).
+
+    On an arm the lanes toward the junction are the approach's backward lanes and those away from it its
+    forward lanes (the same road seen from its other end)."""
+    n_fwd, n_bwd = (lanes.forward, lanes.backward) if arm is None else (lanes.backward, lanes.forward)
+    fwd, bwd = list(range(1, n_fwd + 1)), [-k for k in range(1, n_bwd + 1)]
     return bwd[::-1] + fwd if side == "right" else fwd[::-1] + bwd
+
+
+def resolve_arms(scn: Scenario) -> dict[str, str | None]:
+    """The junction arm of the ego ('ego': None, its approach) and of every actor: its own, or, for a relative
+    placement, its reference's (followed to an absolute one; unknown or circular references are left out)."""
+    out: dict[str, str | None] = {"ego": None}
+    places = {a.id: a.place for a in scn.actors}
+    for aid in places:
+        seen, cur = [], aid
+        while cur in places and cur not in seen and places[cur].reference is not None:
+            seen.append(cur)
+            cur = places[cur].reference[1]
+        if cur == "ego" or (cur in places and places[cur].reference is None):
+            out[aid] = None if cur == "ego" else places[cur].arm
+    return out
 
 
 def resolve_placements(scn: Scenario) -> dict[str, tuple[int | None, str | None, float]]:
@@ -498,15 +569,18 @@ def resolve_placements(scn: Scenario) -> dict[str, tuple[int | None, str | None,
     Relative placements are seen from the reference's driving seat: ahead_of/behind shift s by
     `distance` along the reference's travel direction (towards -s in an oncoming lane); left_of and
     right_of take the lane on that driver's left or right, `distance` ahead. Unresolvable ones are
-    left out (unknown or circular references, no lane on that side).
+    left out (unknown or circular references, no lane on that side). s and lane are on the actor's
+    arm (resolve_arms), where a relative placement stays.
     """
     out: dict[str, tuple[int | None, str | None, float]] = {"ego": (scn.ego.lane, None, scn.ego.s)}
-    order = lane_order(scn.road.lanes, scn.driving_side)
+    arms = resolve_arms(scn)
+    orders = {arm: lane_order(scn.road.lanes, scn.driving_side, arm) for arm in (None, *ARMS)}
     pending = {a.id: a.place for a in scn.actors}
     for _ in range(len(pending) + 1):
         progressed = False
         for aid, place in list(pending.items()):
             ref = place.reference
+            order = orders[arms.get(aid)]
             if ref is None:
                 out[aid] = (place.lane, place.side, float(place.s or 0.0))
             elif ref[1] in out:

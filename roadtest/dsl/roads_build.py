@@ -2,7 +2,8 @@
 
 The main road (model.py's s) is road 1 for every kind but highway_merge, where it is split into
 road 1 (before the merge), a connecting road inside junction 1 and road 3 (from merge_s on).
-`Layout.main_to_road(s)` maps a main-road s to (road id, local s).
+`Layout.main_to_road(s)` maps a main-road s to (road id, local s); `Layout.place(arm, s, lane)` maps a
+position as the YAML gives it, on the main road or on a junction arm, to (road id, local s, OpenDRIVE lane).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RefLine, RoadPiece
 from roadtest.errors import FieldError
 
 __all__ = ["Connection", "JunctionSpec", "Layout", "build_layout", "mark_style", "SIDEWALK_WIDTH",
-           "JUNCTION_ID", "ARM_IDS"]
+           "JUNCTION_ID", "ARM_IDS", "YAML_ARMS", "JUNCTION_KINDS"]
 
 SIDEWALK_WIDTH = 2.0  # m
 JUNCTION_ID = 1
 ARM_IDS = {"approach": 1, "right": 2, "straight": 3, "left": 4}
+YAML_ARMS = {"left": "left", "right": "right", "opposite": "straight"}  # model.Arm -> the layout's arm name
+JUNCTION_KINDS = ("intersection", "t_junction", "roundabout")
 _ARM_ANGLE = {"approach": -math.pi / 2, "right": 0.0, "straight": math.pi / 2, "left": math.pi}
 MERGE_JUNCTION_LENGTH = 10.0  # m of main road inside the merge junction
 MERGE_TAPER = 40.0  # m over which the acceleration lane narrows to zero
@@ -75,6 +78,31 @@ class Layout:
     def odr_lane(self, user_lane: int) -> int:
         """User lane number (1 = first forward lane) -> OpenDRIVE lane id."""
         return user_lane * self.fwd_sign
+
+    def place(self, arm: str | None, s: float, user_lane: int | None = None,
+              field: str = "arm") -> tuple[int, float, int | None]:
+        """(road id, s on that road, OpenDRIVE lane id or None) of a YAML position: main-road s and user lane,
+        or, on a junction arm (model.Arm), s from the arm's outer end and lane 1 driving toward the junction.
+
+        Every arm road starts at the junction and runs outward, its forward (fwd_sign) lanes leaving the
+        junction, so the arm's s is mirrored and its user lanes negated. FieldError at `field` for an arm
+        the road kind does not have."""
+        if arm is None:
+            rid, local = self.main_to_road(s)
+            return rid, local, None if user_lane is None else self.odr_lane(user_lane)
+        name = YAML_ARMS.get(arm)
+        if self.kind not in JUNCTION_KINDS:
+            raise FieldError(field, f"a {self.kind} road has no junction arms (arm {arm!r} needs kind "
+                                    f"{', '.join(JUNCTION_KINDS)})")
+        if name not in ARM_IDS or ARM_IDS[name] not in self.pieces:
+            have = [a for a, n in YAML_ARMS.items() if ARM_IDS[n] in self.pieces]
+            raise FieldError(field, f"a {self.kind} has no {arm!r} arm (expected one of {', '.join(have)})")
+        piece = self.pieces[ARM_IDS[name]]
+        return piece.id, max(piece.length - s, 0.0), None if user_lane is None else -self.fwd_sign * user_lane
+
+    def runs_with_s(self, arm: str | None) -> bool:
+        """Whether a driver on `arm` heading toward the junction (the approach: along the main road) drives along +s."""
+        return arm is None
 
 
 def _edge_lanes(sign: int, n: int, width: float, sc, speed, outer: str | None) -> list[LaneSpec]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from roadtest.dsl.model import driver_side, resolve_placements
+from roadtest.dsl.model import driver_side, resolve_arms, resolve_placements
 from roadtest.dsl.roads_build import ARM_IDS, SIDEWALK_WIDTH, Layout
 from roadtest.dsl.roads_geom import RoadPiece
+from roadtest.dsl.signal_plan import check_heads, junction_heads
 from roadtest.errors import FieldError
 
 __all__ = ["Spot", "place_scene", "resolve_places", "compute_route", "side_t", "SIGN_ID_BASE"]
@@ -32,7 +33,8 @@ class Spot:
     y: float
     h: float  # rad: the lane's driving direction, or the road heading on the roadside
     user_lane: int | None
-    main_s: float
+    main_s: float  # s as the YAML gives it: along the main road, or along the arm from its outer end
+    arm: str | None = None  # junction arm (model.Arm), None on the main road
 
 
 def _extents(piece: RoadPiece, s: float) -> tuple[float, float]:
@@ -66,20 +68,24 @@ def place_scene(sc, layout: Layout) -> dict:
     road = sc.road
     n_f, n_b, w = road.lanes.forward, road.lanes.backward, road.lanes.width
     scene: dict = {"speed_limit": road.speed_limit, "signs": [], "stop_lines": [], "crosswalks": [], "lights": [],
-                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on} for a in sc.actors]}
+                   "zones": [], "actors": [{"id": a.id, "kind": a.kind, "siren": a.siren_on,
+                               **({"signal": [{"state": p.state, "duration": p.duration} for p in a.signal]}
+                                  if a.signal else {})} for a in sc.actors]}
     for i, sign in enumerate(road.signs):
-        rid, s = layout.main_to_road(sign.s)
+        rid, s, _ = layout.place(sign.arm, sign.s, field=f"road.signs.{i}.arm")
         piece = layout.pieces[rid]
         code = _sign_code(sign.id, sc.country)
         sides = ["kerb", "far"] if sign.side == "both" else [sign.side]
+        # along the sign's own road: faces traffic driving with +s (on an arm, toward the junction is -s)
+        forward = (sign.direction == "forward") == layout.runs_with_s(sign.arm)
+        facing = "forward" if forward else "backward"
         for j, side in enumerate(sides):
             side = side if side == "overhead" else driver_side(side, sc.driving_side)
-            forward = sign.direction == "forward"
             if side == "overhead":
                 left, right = _extents(piece, s)
                 t, z = ((left / 2) if (layout.fwd_sign > 0) == forward else -(right / 2)), 5.5
             else:
-                t, z = side_t(piece, s, side, sign.direction), 2.0
+                t, z = side_t(piece, s, side, facing), 2.0
             sid = SIGN_ID_BASE + 10 * i + j
             piece.signals.append(dict(id=sid, s=s, t=t, z=z, country=code["country"], type=code["type"],
                                       subtype=code.get("subtype", "-1"), value=sign.value,
@@ -87,36 +93,40 @@ def place_scene(sc, layout: Layout) -> dict:
                                       orientation="+" if forward else "-", name=sign.id,
                                       validity=_fwd_validity(layout, n_f if forward else n_b, forward)))
             scene["signs"].append(dict(id=sign.id, signal_id=str(sid), road=str(rid), s=s, t=t, side=side,
-                                       direction=sign.direction, value=sign.value, unit=code.get("unit"),
+                                       direction=facing, arm=sign.arm, value=sign.value, unit=code.get("unit"),
                                        country_code=f"{code['country']}:{code['type']}:{code.get('subtype', '-1')}"))
-    stop_lines = [(sl.s, sl.lanes) for sl in road.stop_lines] + [(tl.s, None) for tl in road.traffic_lights]
-    for k, (ms, lanes) in enumerate(stop_lines):
-        rid, s = layout.main_to_road(ms)
+    heads = junction_heads(road)
+    check_heads(heads, sc.driving_side, sc.expect.timeout)
+    placed = [_head_place(layout, h, n_f, n_b) for h in heads]
+    stop_lines = [(*layout.main_to_road(sl.s), [layout.odr_lane(u) for u in (sl.lanes or range(1, n_f + 1))])
+                  for sl in road.stop_lines] + [(rid, s, lanes) for rid, s, _, lanes in placed]
+    for k, (rid, s, odr) in enumerate(stop_lines):
         piece = layout.pieces[rid]
-        user = lanes or list(range(1, n_f + 1))
-        odr = [layout.odr_lane(u) for u in user]
         ts = [piece.lane_center_t(i, s) for i in odr]
         t = sum(ts) / len(ts)
         piece.objects.append(dict(id=f"stopline{k}", s=s, t=t, type="roadMark", subtype="stopLine", name="stopLine",
                                   length=0.3, width=len(odr) * w))
         scene["stop_lines"].append(dict(road=str(rid), s=s, lanes=odr))
     for k, cw in enumerate(road.crosswalks):
-        rid, s = layout.main_to_road(cw.s)
+        rid, s, _ = layout.place(cw.arm, cw.s, field=f"road.crosswalks.{k}.arm")
         piece = layout.pieces[rid]
         left, right = _extents(piece, s)
         piece.objects.append(dict(id=f"crosswalk{k}", s=s, t=(left - right) / 2, type="crosswalk", name="crosswalk",
                                   length=cw.width, width=left + right))
         scene["crosswalks"].append(dict(road=str(rid), s_start=max(s - cw.width / 2, 0.0), s_end=s + cw.width / 2,
-                                        width=cw.width))
-    for k, tl in enumerate(road.traffic_lights):
-        rid, s = layout.main_to_road(tl.s)
+                                        width=cw.width, arm=cw.arm))
+    for h, (rid, s, forward, lanes) in zip(heads, placed):
+        tl = h.light
         piece = layout.pieces[rid]
         sid = tl.id  # the user's name is the OpenDRIVE signal id, the .xosc's trafficSignalId and the trace's key
-        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side)), z=5.0, country="OpenDRIVE",
-                                  type="1000001", subtype="-1", orientation="+", name=tl.id, dynamic=True,
-                                  height=1.0, width=0.4, validity=_fwd_validity(layout, n_f, True)))
+        facing = "forward" if forward else "backward"
+        piece.signals.append(dict(id=sid, s=s, t=side_t(piece, s, driver_side(tl.side, sc.driving_side), facing), z=5.0,
+                                  country="OpenDRIVE", type="1000001", subtype="-1", orientation="+" if forward else "-",
+                                  name=tl.id, dynamic=True, height=1.0, width=0.4,
+                                  validity=_fwd_validity(layout, n_f if forward else n_b, forward)))
         scene["lights"].append(dict(id=tl.id, signal_id=str(sid), road=str(rid), s=s, offset=tl.offset,
-                                    phases=[{"state": p.state, "duration": p.duration} for p in tl.phases]))
+                                    phases=[{"state": p.state, "duration": p.duration} for p in tl.phases],
+                                    arm=tl.arm, turn=tl.turn, lanes=lanes))
     for z in road.sections:
         for start, rid in layout.main_split:
             piece = layout.pieces[rid]
@@ -127,33 +137,49 @@ def place_scene(sc, layout: Layout) -> dict:
     return scene
 
 
-def _spot_on_main(layout: Layout, user_lane: int | None, side: str | None, main_s: float, field: str = "ego.lane") -> Spot:
-    rid, s = layout.main_to_road(main_s)
+def _head_place(layout: Layout, head, n_f: int, n_b: int) -> tuple[int, float, bool, list[int]]:
+    """(road id, local s, faces the road's forward lanes, OpenDRIVE ids of the lanes it governs) of a light head:
+    on an arm (Layout.place) it faces that arm's lanes toward the junction."""
+    tl = head.light
+    rid, s, _ = layout.place(tl.arm, tl.s, field=head.field + ".arm")
+    forward = layout.runs_with_s(tl.arm)
+    n = n_f if forward else n_b
+    if n == 0:
+        raise FieldError(head.field, f"{tl.id}: the {tl.arm or 'approach'} arm has no lane toward the junction")
+    return rid, s, forward, [layout.place(tl.arm, tl.s, k)[2] for k in range(1, n + 1)]
+
+
+def _spot(layout: Layout, user_lane: int | None, side: str | None, yaml_s: float, arm: str | None = None,
+          field: str = "ego.lane") -> Spot:
+    """The start spot of a YAML position (Layout.place): a lane centre heading its way, or a roadside point."""
+    rid, s, lane = layout.place(arm, yaml_s, user_lane, field=field.rsplit(".", 1)[0] + ".arm")
     piece = layout.pieces[rid]
     s = min(max(s, END_MARGIN), piece.length - END_MARGIN)  # CARLA finds no waypoint at exactly s = 0 or length
-    if user_lane is not None:
-        lane = layout.odr_lane(user_lane)
+    where = f"{arm} arm at s={yaml_s:.1f} m" if arm else f"s={yaml_s:.1f} m"
+    if lane is not None:
         if lane not in {ln.id for ln in piece.lanes_at(s)}:
-            raise FieldError(field, f"lane {user_lane}: the road has no such lane at s={main_s:.1f} m")
+            raise FieldError(field, f"lane {user_lane}: the road has no such lane on the {where}")
         t = piece.lane_center_t(lane, s)
         x, y, h = piece.ref.point(s, t)
         h = h if lane * layout.fwd_sign > 0 else h + math.pi  # forward lanes run with s
-        return Spot(rid, s, lane, t, x, y, math.atan2(math.sin(h), math.cos(h)), user_lane, main_s)
-    t = side_t(piece, s, side or "right")
+        return Spot(rid, s, lane, t, x, y, math.atan2(math.sin(h), math.cos(h)), user_lane, yaml_s, arm)
+    t = side_t(piece, s, side or "right", "forward" if layout.runs_with_s(arm) else "backward")
     x, y, h = piece.ref.point(s, t)
-    return Spot(rid, s, None, t, x, y, h, None, main_s)
+    return Spot(rid, s, None, t, x, y, h, None, yaml_s, arm)
 
 
 def resolve_places(sc, layout: Layout) -> dict[str, Spot]:
     """Start spot of the ego ('hero') and of every actor, where dsl.model.resolve_placements (the one placement
     resolver, which validation uses too) puts them; sides are the driver's (kerb, far, left, right)."""
     raw = resolve_placements(sc)
+    arms = resolve_arms(sc)
     unplaced = sorted(a.id for a in sc.actors if a.id not in raw)
     if unplaced:
         raise FieldError("actors", f"cannot place {', '.join(unplaced)}: unknown or circular reference, "
                          "or no lane on that side")
-    return {("hero" if k == "ego" else k): _spot_on_main(layout, lane, driver_side(side, sc.driving_side) if side else None,
-                                                         s, "ego.lane" if k == "ego" else f"actors.{k}.place")
+    index = {a.id: i for i, a in enumerate(sc.actors)}
+    return {("hero" if k == "ego" else k): _spot(layout, lane, driver_side(side, sc.driving_side) if side else None,
+                                                 s, arms.get(k), "ego.lane" if k == "ego" else f"actors.{index[k]}.place.lane")
             for k, (lane, side, s) in raw.items()}
 
 

@@ -35,6 +35,15 @@ def _actors(kinds: frozenset[str] | set[str]) -> Callable[[Any], bool]:
 
 _VEHICLES = set(ACTOR_DIMENSIONS) - PEDESTRIAN_KINDS - {"ego", "bicycle", "cone", "barrier"}  # a broken-down car is a lead
 
+def _officer(state: str) -> Callable[[Any], bool]:
+    return lambda sc: any(a.kind == "police_officer" and any(p.state == state for p in a.signal) for a in sc.actors)
+
+
+def _own_light(sc: Any) -> bool:
+    """A head faces the ego's approach: one of road.traffic_lights without an arm, or the signal plan's."""
+    return sc.road.signal_plan is not None or any(t.arm is None for t in sc.road.traffic_lights)
+
+
 # context signal -> (can the scene make it true, what the scene needs for that)
 SCENE_CAN: dict[str, tuple[Callable[[Any], bool], str]] = {
     "in_school_zone": (_section("school_zone"), "a school_zone section in road.sections"),
@@ -43,17 +52,18 @@ SCENE_CAN: dict[str, tuple[Callable[[Any], bool], str]] = {
     "night": (lambda sc: sc.environment.sun_elevation < 0.0, "environment.time at night (sun below the horizon)"),
     "lane_change": (lambda sc: sc.road.kind == "highway_merge" or max(sc.road.lanes.forward, sc.road.lanes.backward) >= 2,
                     "a merge (road.kind highway_merge) or two lanes in one direction"),
-    "light_ahead": (lambda sc: bool(sc.road.traffic_lights), "a traffic light in road.traffic_lights"),
-    "light_yellow": (lambda sc: any(p.state == "yellow" for t in sc.road.traffic_lights for p in t.phases),
+    "light_ahead": (lambda sc: _own_light(sc), "a traffic light in road.traffic_lights or a road.signal_plan"),
+    "light_yellow": (lambda sc: sc.road.signal_plan is not None or any(
+        p.state == "yellow" for t in sc.road.traffic_lights if t.arm is None for p in t.phases),
                      "a traffic light with a yellow phase"),
-    "light_red": (lambda sc: bool(sc.road.traffic_lights), "a traffic light in road.traffic_lights"),
-    "light_crossed": (lambda sc: bool(sc.road.traffic_lights), "a traffic light in road.traffic_lights"),
+    "light_red": (lambda sc: _own_light(sc), "a traffic light in road.traffic_lights or a road.signal_plan"),
+    "light_crossed": (lambda sc: _own_light(sc), "a traffic light in road.traffic_lights or a road.signal_plan"),
     "stop_sign_ahead": (lambda sc: _signs(sc, "stop"), "a stop sign in road.signs"),
     "stop_crossed": (lambda sc: _signs(sc, "stop"), "a stop sign in road.signs"),
     "no_entry_ahead": (lambda sc: _signs(sc, "no_entry"), "a no_entry sign in road.signs"),
     "entered_no_entry": (lambda sc: _signs(sc, "no_entry"), "a no_entry sign in road.signs"),
-    "officer_go": (_actors({"police_officer"}), "a police_officer actor"),
-    "officer_stop": (_actors({"police_officer"}), "a police_officer actor"),
+    "officer_go": (_officer("go"), "a police_officer actor whose signal has a go phase"),
+    "officer_stop": (_officer("stop"), "a police_officer actor whose signal has a stop phase"),
     "ev_behind": (lambda sc: any(a.kind == "emergency" and a.siren_on for a in sc.actors),
                   "an emergency actor with its siren on"),
     "ped_on_crosswalk": (lambda sc: bool(sc.road.crosswalks) and (_actors({"pedestrian"})(sc) or sc.traffic.pedestrians > 0),

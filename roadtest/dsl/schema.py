@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from roadtest.rules.catalogue_model import catalogue_dir
 from roadtest.dsl.model import (ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, Scenario,
-                                lane_order, resolve_placements)
+                                lane_order, resolve_arms, resolve_placements)
 
 __all__ = ["schema_json", "semantic_problems", "known_rule_ids", "RULES_DIR", "JUNCTION_KINDS"]
 
@@ -59,15 +59,33 @@ def _rule_params(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, frozenset
     return {name[: -len(".yaml")]: None for name, _, _ in stamp} or None
 
 
-def _lane_ok(lane: int, scn: Scenario) -> bool:
-    return lane in lane_order(scn.road.lanes, scn.driving_side)
+def _lane_ok(lane: int, scn: Scenario, arm: str | None = None) -> bool:
+    return lane in lane_order(scn.road.lanes, scn.driving_side, arm)
 
 
-def _lanes_text(scn: Scenario) -> str:
+def _lanes_text(scn: Scenario, arm: str | None = None) -> str:
     lanes = scn.road.lanes
-    fwd = "1" if lanes.forward == 1 else f"1..{lanes.forward}"
-    back = "" if not lanes.backward else " or -1" if lanes.backward == 1 else f" or -1..-{lanes.backward}"
-    return f"lane {fwd}{back}"
+    n_fwd, n_bwd = (lanes.forward, lanes.backward) if arm is None else (lanes.backward, lanes.forward)
+    fwd = "" if not n_fwd else "1" if n_fwd == 1 else f"1..{n_fwd}"
+    back = "" if not n_bwd else "-1" if n_bwd == 1 else f"-1..-{n_bwd}"
+    text = f"lane {' or '.join(x for x in (fwd, back) if x)}"
+    return text + (f" on the {arm} arm (lane 1 drives toward the junction)" if arm else "")
+
+
+_ARMS_OF = {"intersection": ("left", "right", "opposite"), "roundabout": ("left", "right", "opposite"),
+            "t_junction": ("left", "right")}
+
+
+def _arm_problem(scn: Scenario, arm: str | None) -> str | None:
+    """Why `arm` cannot be used on this road, or None."""
+    if arm is None:
+        return None
+    kind = scn.road.kind
+    if kind not in _ARMS_OF:
+        return f"a {kind} road has no junction arms (arm needs kind intersection, t_junction or roundabout)"
+    if arm not in _ARMS_OF[kind]:
+        return f"a {kind} has no {arm!r} arm (expected one of {', '.join(_ARMS_OF[kind])})"
+    return None
 
 
 def semantic_problems(scn: Scenario, data: Any) -> list[Found]:
@@ -99,6 +117,16 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
             yield where + ("value",), f"sign {sign.id!r} carries no value", False
         if sign.s > length:
             yield where + ("s",), f"s {sign.s:g} is beyond the road's end (length {length:g} m)", False
+        if (why := _arm_problem(scn, sign.arm)) is not None:
+            yield where + ("arm",), why, False
+    for i, cw in enumerate(road.crosswalks):
+        if (why := _arm_problem(scn, cw.arm)) is not None:
+            yield ("road", "crosswalks", i, "arm"), why, False
+    for i, tl in enumerate(road.traffic_lights):
+        if (why := _arm_problem(scn, tl.arm)) is not None:
+            yield ("road", "traffic_lights", i, "arm"), why, False
+    if road.signal_plan is not None and road.kind not in _ARMS_OF:
+        yield ("road", "signal_plan"), f"a signal plan needs a junction (kind {', '.join(_ARMS_OF)}; got {road.kind})", False
     for name in ("sections", "crosswalks", "stop_lines", "traffic_lights"):
         for i, item in enumerate(getattr(road, name)):
             end = getattr(item, "s_end", getattr(item, "s", 0.0))
@@ -159,8 +187,11 @@ def _actors(scn: Scenario, data: Any) -> Iterator[Found]:
             yield where + ("id",), f"duplicate or reserved actor id {a.id!r}", False
         ids.append(a.id)
         p = a.place
-        if p.lane is not None and not _lane_ok(p.lane, scn):
-            yield where + ("place", "lane"), f"lane {p.lane} does not exist (expected {_lanes_text(scn)})", False
+        arm_why = _arm_problem(scn, p.arm)
+        if arm_why is not None:
+            yield where + ("place", "arm"), arm_why, False
+        elif p.lane is not None and not _lane_ok(p.lane, scn, p.arm):
+            yield where + ("place", "lane"), f"lane {p.lane} does not exist (expected {_lanes_text(scn, p.arm)})", False
         if p.s is not None and p.s > road.length:
             yield where + ("place", "s"), f"s {p.s:g} is beyond the road's end (length {road.length:g} m)", False
         if p.side is not None and a.kind not in _SIDE_KINDS:
@@ -198,13 +229,14 @@ def _placements(scn: Scenario) -> Iterator[Found]:
             lane, side, s = resolved[a.id]
             if not 0 <= s <= scn.road.length:
                 yield where_of[a.id] + ("place",), f"resolves to s {s:g}, outside the road (0..{scn.road.length:g} m)", False
+    arms = resolve_arms(scn)
     placed = [("ego", "ego")] + [(a.id, a.kind) for a in scn.actors]
     for n, (aid, kind) in enumerate(placed):
         if aid not in resolved or resolved[aid][0] is None:
             continue
         lane, _, s = resolved[aid]
         for oid, okind in placed[:n]:
-            if oid not in resolved or resolved[oid][0] != lane:
+            if oid not in resolved or resolved[oid][0] != lane or arms.get(oid) != arms.get(aid):
                 continue
             gap = (ACTOR_DIMENSIONS[kind][0] + ACTOR_DIMENSIONS[okind][0]) / 2
             if abs(resolved[oid][2] - s) < gap:

@@ -57,6 +57,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "line_crossed": ("±1", "ego front crossed any stop line (sign, light or plain) this tick"),
     "officer_stop": ("±1", "an officer signals stop (WorldState.signals[officer id] in stop/red)"),
     "officer_go": ("±1", "an officer signals go"),
+    "officer_go_wait": ("s", "how long the ego has stood still while an officer signals go, with no reason to but a "
+                             "light (lead, stop sign, line, pedestrian, EV, goal)"),
     "has_lead": ("±1", "a vehicle ahead in the ego's lane within LEAD_RANGE"),
     "lead_gap": ("m", "bumper-to-bumper gap to it; NONE without one"),
     "lead_speed": ("m/s", "its speed along the ego's heading"),
@@ -156,6 +158,8 @@ class _Scene:
         signs = list(sc.get("signs") or [])
         self.lights = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
         # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
+        # a light governs only the lanes it faces (its arm's incoming lanes); none listed: every lane of its road
+        self.light_lanes = {str(lt.get("id")): {int(x) for x in lt.get("lanes") or []} for lt in sc.get("lights") or []}
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
         self.stop_lines = [_line_for(sg, lines) for sg in signs if _is_stop_sign(sg)]
@@ -192,7 +196,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
     prev: ActorState | None = None
     motion_dir, first_dir, start_road = 0, 0, None
     stop_min = NONE
-    ev_time = idle_time = 0.0
+    ev_time = idle_time = go_wait = 0.0
     light_prev_state: dict[str, str] = {}
     yellow_latch: dict[str, tuple[float, float]] = {}
     limit_sign: float | None = None
@@ -252,7 +256,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # lights
         cur_light, cur_dist, crossed_light = None, NONE, False
         for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road):
+            if not _road_ok({"road": r}, road) or ln is not None and sc.light_lanes[lid] and ln.lane not in sc.light_lanes[lid]:
                 continue
             if same_prev and _crossed(s, front0, front, d):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True
@@ -355,14 +359,17 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             elif k.lower() not in NON_VEHICLES:
                 v["collision_vehicle"] = 1.0
         # standing still without reason
-        reason = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
-                  or lead_gap < REASON_LEAD
-                  or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
-                  or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
-                  or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
+        not_light = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
+                     or lead_gap < REASON_LEAD
+                     or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
+                     or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines))
+        reason = (not_light or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
                   or v["officer_stop"] > 0)
-        idle_time = idle_time + trace.tick if abs(e.speed) < STOPPED and not reason else 0.0
+        still = abs(e.speed) < STOPPED
+        idle_time = idle_time + trace.tick if still and not reason else 0.0
         v["unreasoned_stop_time"] = idle_time
+        go_wait = go_wait + trace.tick if still and v["officer_go"] > 0 and not not_light else 0.0
+        v["officer_go_wait"] = go_wait
         for k in VOCABULARY:
             out[k].append(float(v[k]))
         prev = e

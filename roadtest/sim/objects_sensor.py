@@ -8,7 +8,8 @@ Returned dict:
   time, ego {id, x, y, h, speed, length, width, road, lane, s, offset, junction, route_s, route_d,
              route_length, route_heading_error},
   environment {fog_visual_range, friction, precipitation, precipitation_intensity, wetness, sun_intensity, sun_elevation (rad)},
-  actors [{id, kind, role, x, y, h, speed, vx, vy, length, width, siren, distance, route_s, route_d}],
+  actors [{id, kind, role, x, y, h, speed, vx, vy, length, width, siren, distance, route_s, route_d,
+          signal (an actor's own WorldState.signals entry, e.g. a police officer's stop/go, when it has one)}],
   lights [{id, state, distance, stop_distance}], stop_lines [{road, s, distance, lanes, stop_sign}],
   signs [{id, kind, value, unit, distance, speed_limit}], crosswalks [{road, distance_start, distance_end}],
   zones [{kind, distance_start, distance_end, speed_limit, inside}],
@@ -141,6 +142,8 @@ def _actors(state: WorldState, ego: ActorState, route: RoutePath | None, ego_rs:
         item = {"id": a.id, "kind": a.kind, "role": a.role, "x": x, "y": y, "h": _wrap(a.h - ego.h), "speed": a.speed,
                 "vx": c * vx + s * vy, "vy": -s * vx + c * vy, "length": a.length, "width": a.width,
                 "siren": bool(a.siren), "distance": dist, "route_s": None, "route_d": None}
+        if a.id in state.signals:  # a police officer's stop/go
+            item["signal"] = str(state.signals[a.id]).lower()
         if proj is not None:
             rs, rd, rh = proj
             item["route_s"], item["route_d"] = rs - ego_rs, rd
@@ -356,6 +359,9 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
     view["passed_speed_sign"] = None if last_passed is None else {"distance": last_passed[0], "speed_limit": last_passed[1]}
     lights = []
     for lt in scene.get("lights") or []:
+        road = str(lt.get("road"))
+        if lt.get("lanes") and road in placer.route_lane and placer.route_lane[road] not in [int(x) for x in lt["lanes"]]:
+            continue  # it faces other lanes of that road (another arm's incoming traffic)
         d = ahead(placer.place(lt.get("road"), lt.get("s", 0.0)))
         if d is None:
             continue

@@ -115,9 +115,11 @@ def test_red_light_excuses_dropping_below_the_minimum_speed(repo_root, tmp_path)
 
     path = repo_root / "scenarios" / "composed" / "L5" / "red_light_min_speed_expressway.yaml"
     scene = yaml.safe_load(path.read_text())
-    light = scene["road"]["traffic_lights"][0]
-    assert light["phases"][0]["state"] == "red"
-    assert (light["s"] - scene["ego"]["s"]) / (scene["ego"]["speed"] / 3.6) < light["phases"][0]["duration"]
+    plan = scene["road"]["signal_plan"]  # two phases: the ego's green, yellow, all-red, then the cross arms'
+    cycle = plan["green"] + plan["cross_green"] + 2 * (plan["yellow"] + plan["all_red"])
+    red_first = cycle - plan["offset"]  # the ego's approach starts this far before its green
+    line_s = scene["road"]["length"] - 3  # the generated heads stand 3 m before the junction
+    assert (line_s - scene["ego"]["s"]) / (scene["ego"]["speed"] / 3.6) < red_first
     assert not scene.get("actors")
     bundle = load_bundle(write_bundle([v for v in expand_target(path) if v.scenario.country == "DE"][0], tmp_path))
     row = run_variant(str(bundle.root), tick=0.05, lane_follower=False)

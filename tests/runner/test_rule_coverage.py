@@ -28,11 +28,12 @@ def _scene(repo_root, rule: str) -> dict:
 def test_scenes_put_the_ignored_rule_in_play(repo_root):
     """Why the ablated expert must break each rule below, from the scene's numbers alone."""
     red = _scene(repo_root, "red_light")
-    light = red["road"]["traffic_lights"][0]
-    first = light["phases"][0]
+    plan = red["road"]["signal_plan"]  # two-phase: the ego's axis green, yellow, all red, then the cross axis'
     fastest = red["road"]["speed_limit"] / 3.6
-    assert first["state"] == "red"
-    assert (light["s"] - red["ego"]["s"]) / fastest < first["duration"]  # not stopping, it reaches the line on red
+    assert plan["kind"] == "two_phase" and plan["offset"] == plan["green"] + plan["yellow"]  # t = 0: the ego's red begins
+    red_for = plan["all_red"] + plan["cross_green"] + plan["yellow"] + plan["all_red"]
+    line = red["road"]["length"] - 3.0  # generated heads stand 3 m before the junction
+    assert (line - red["ego"]["s"]) / fastest < red_for  # not stopping, it reaches the line on red
     lim = _scene(repo_root, "speed_limit")
     assert lim["road"]["speed_limit"] < 90  # the ablated expert's free speed is 90 km/h
     school = _scene(repo_root, "school_zone_speed")

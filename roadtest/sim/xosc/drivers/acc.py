@@ -4,6 +4,13 @@ Behaviour learnt from esmini v3.6 (ControllerACC): the lead is the nearest entit
 entity very close in front of the bumper); the speed command blends a distance term and a speed-difference term.
 Properties: timeGap (s, default 1.5), setSpeed (m/s), lateralDist (m, default 5), mode (override|additive,
 default additive), virtual (true: compute only, the default controller keeps driving).
+roadtest's own property crossingPath (true|false, default false; esmini ignores it): an entity whose box lies
+in the corridor ahead along the heading (CROSSING_MARGIN either side of the own width) counts as a lead too,
+at its speed along that heading, so a car with priority brakes for a car that crosses in front of it in a
+junction, where no lane joins the two.
+roadtest's own property obeySignals (true|false, default false; esmini ignores it): a red light ahead on its lane
+(a dynamic OpenDRIVE signal valid for the lane) counts as a standing lead 1 m past its stop line, unless it is too
+close to stop within STOP_HARD; a yellow one likewise when it can stop within STOP_COMFORT.
 """
 
 from __future__ import annotations
@@ -18,6 +25,16 @@ from roadtest.sim.xosc.drivers.base import DriverModel
 __all__ = ["ACC", "Delta", "road_delta", "freespace_lat_long", "gap_between", "Seen", "predicted", "mode_of"]
 
 LARGE = 1e10
+STOP_HARD = 6.0  # m/s^2: a red light closer than this deceleration allows is driven through (obeySignals)
+STOP_COMFORT = 3.0  # m/s^2: a yellow light is stopped for when this deceleration suffices (obeySignals)
+
+
+@dataclass(frozen=True)
+class _StopLine:
+    """A light's stop line standing in for a lead (obeySignals)."""
+
+    name: str
+    speed: float = 0.0
 
 
 @dataclass
@@ -206,6 +223,7 @@ class ACC(DriverModel):
     kind = "ACCController"
     MIN_DIST = 3.0  # m kept to the lead at standstill
     ACCEL_FACTOR = 0.7
+    CROSSING_MARGIN = 0.5  # m beside the own box that counts as "in the path" (crossingPath)
 
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
@@ -214,6 +232,8 @@ class ACC(DriverModel):
         self.lateral_dist = _f(p, "lateralDist", 5.0)
         self.mode = mode_of(p, "additive")
         self.virtual = p.get("virtual", "false") == "true"
+        self.crossing = p.get("crossingPath", "false") == "true"
+        self.obey_signals = p.get("obeySignals", "false") == "true"
         speed = engine.entities[name].speed
         self.current = speed
         given = p.get("setSpeed") not in (None, "")
@@ -264,14 +284,27 @@ class ACC(DriverModel):
                 y_loc, x_loc = freespace_lat_long(e, o, seen)
                 if 0 < x_loc < 1.0 + o.length + 0.5 * max(0.0, cur - o.speed) and -0.5 < y_loc < 0.2:
                     min_gap, lead = x_loc, o
+        lead_speed = lead.speed if lead is not None else 0.0
+        if self.crossing:
+            for n, o in engine.entities.items():
+                if n == self.name or not o.active or o is lead:
+                    continue
+                seen = predicted(engine, self.name, n)
+                y_loc, x_loc = freespace_lat_long(e, o, seen)
+                if 0 < x_loc < min(min_gap, lookahead) and abs(y_loc) < self.CROSSING_MARGIN:
+                    min_gap, lead, lead_speed = x_loc, o, max(0.0, o.speed * math.cos(seen.h - e.h))
+        if self.obey_signals:
+            stop = self._signal_stop(engine, e, cur)
+            if stop is not None and stop[0] < min_gap:
+                min_gap, lead, lead_speed = stop[0], stop[1], 0.0
         self.lead = lead.name if lead is not None else None
         if lead is not None:
             if min_gap < 1.0:
                 cur = 0.0
             else:
-                follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead.speed))
+                follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead_speed))
                 factor = min(1.0, (min_gap - follow) / follow)
-                dv_min = cur - min(self.set_speed, lead.speed)
+                dv_min = cur - min(self.set_speed, lead_speed)
                 dv_set = cur - self.set_speed
                 acc = 2.5 * factor - factor * dv_set - (1 - factor) * dv_min
                 acc = min(max(acc, -e.max_decel), e.max_accel)
@@ -283,3 +316,26 @@ class ACC(DriverModel):
             cur = self.set_speed if abs(nxt - self.set_speed) > abs(cur - self.set_speed) else nxt
         self.current = cur
         return cur
+
+    def _signal_stop(self, engine: Any, e: Any, cur: float) -> tuple[float, _StopLine] | None:
+        """(gap to stand at, the stop line) for the first red (or stoppable yellow) light ahead on the lane, else None."""
+        lp, net = e.lane, engine.network
+        if lp is None or net is None:
+            return None
+        try:
+            found = net.signals_for(lp.road, lp.lane, lp.s, ahead=max(50.0, cur * cur / (2.0 * STOP_COMFORT) + 20.0))
+        except (KeyError, ValueError, IndexError):
+            return None
+        from roadtest.sim.embedded.simulator import signal_colour
+
+        front = e.length / 2 + e.bbox_cx
+        for sig, d in found:
+            if not getattr(sig, "dynamic", False):
+                continue
+            state, gap = signal_colour(engine.signals.get(sig.id, "")), d - front
+            if gap < 0.0:
+                continue
+            need = cur * cur / (2.0 * max(gap - 1.0, 0.1))
+            if state.startswith("red") and need <= STOP_HARD or state == "yellow" and need <= STOP_COMFORT:
+                return gap - 1.0 + self.MIN_DIST, _StopLine(f"signal:{sig.id}")  # it keeps MIN_DIST to a lead
+        return None
