@@ -102,6 +102,11 @@ def _truck(distance: float, speed: float) -> list[dict[str, Any]]:
              "behaviours": [{"action": "keep_speed"}]}]
 
 
+def _posted(limit: int, *signs: dict[str, Any]) -> dict[str, Any]:
+    """A road posted at `limit` km/h (its sign at s = 25) with these signs beside it."""
+    return {"road": {"speed_limit": limit, "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": limit}, *signs]}}
+
+
 _PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
 # the pedestrian crosses where the ego meets it after moving aside for the ambulance, which keeps coming up behind
 _PED_AND_AMBULANCE = {
@@ -122,9 +127,9 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["school_zone_speed", "speed_limit"], BIG3, {}, {}),
         (["stop_sign", "speed_limit"], BIG3, {}, {}),
         # a posted 80 under the expressway's 100, so the expert ignoring limits (90 km/h) breaks it, above the 60 minimum
-        (["min_speed_expressway", "speed_limit"], BIG3, {}, {"road": {"speed_limit": 80, "signs": [
-            {"id": "speed_limit", "s": 25, "side": "kerb", "value": 80}, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60}]}}),
-        (["give_way_sign", "speed_limit"], BIG3, {}, _L1_TWEAKS.get("give_way_sign", {})),  # L1's cross traffic, where it has any
+        (["min_speed_expressway", "speed_limit"], BIG3, {}, _posted(80, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60})),
+        # L1's cross traffic, timed for L1's 50 km/h: the road posted at 50
+        (["give_way_sign", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["give_way_sign"], _posted(50, {"id": "yield", "s": 125, "side": "kerb"}))),
         (["no_u_turn", "speed_limit"], BIG3, {}, {}),
         # the no-entry sign past the goal, as in L1
         (["no_entry", "school_zone_speed"], BIG3, {}, {"road": {"signs": [
@@ -139,15 +144,14 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["no_collision_vehicle", "work_zone_speed"], BIG3, {}, {}),
         (["vru_lateral_clearance", "speed_limit"], BIG3, {}, {}),
         # L1's light timing at a posted 50: yellow comes on when the ego could still stop comfortably
-        (["yellow_light", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["yellow_light"], {"road": {
-            "speed_limit": 50, "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": 50}]}})),
+        (["yellow_light", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["yellow_light"], _posted(50))),
         # L1's pedestrian crossing away from any crosswalk
-        (["no_collision_vru", "speed_limit"], BIG3, {}, {"road": {"crosswalks": [], "signs": [
-            {"id": "speed_limit", "s": 25, "side": "kerb", "value": 30}]}, "actors": _PED_OFF_CROSSWALK}),
+        (["no_collision_vru", "speed_limit"], BIG3, {}, _merge(_posted(30), {"road": {"crosswalks": []}, "actors": _PED_OFF_CROSSWALK})),
         (["no_stopping", "speed_limit"], BIG3, {}, {}),
         (["driving_side", "no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
         (["merge_give_way", "speed_limit"], BIG3, {}, {}),
-        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _L1_BY_SIDE["right_of_way_unsignalised"][0][1]),  # right-hand traffic: priority from the right
+        # right-hand traffic (priority from the right), L1's timing at L1's 50 km/h
+        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _merge(_L1_BY_SIDE["right_of_way_unsignalised"][0][1], _posted(50))),
         (["solid_line_exception", "speed_limit"], BIG3, {}, {}),
     ],
     "L4": [
