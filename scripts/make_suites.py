@@ -108,11 +108,12 @@ def _posted(limit: int, *signs: dict[str, Any]) -> dict[str, Any]:
 
 
 _PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
-# the pedestrian crosses where the ego meets it after moving aside for the ambulance, which keeps coming up behind
+# a reacting ambulance the ego makes room for, then a pedestrian stepping onto the crosswalk ahead of the ego in
+# the lane it moved to (walking at 4 km/h from 35 m: the expert can still stop before the crosswalk)
 _PED_AND_AMBULANCE = {
     "road": {"length": 400, "crosswalks": [{"s": 250, "width": 4}], "signs": [{"id": "pedestrian_crossing", "s": 220, "side": "kerb"}]},
     "actors": [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 250},
-                "behaviours": [{"action": "cross_road", "speed": 1.5, "to": "far", "trigger": {"ego_distance": 40}}]},
+                "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 35}}]},
                {"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35}, "speed": 60,
                 "behaviours": [{"action": "keep_speed"}], "reacts": True}],
     "expect": {"timeout": 90}}
