@@ -169,14 +169,15 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         # dense fog on a CN expressway: a truck at the 40 km/h fog cap, beyond the 100 m fog gap
         (["fog_expressway", "expressway_distance", "safe_distance"], ["CN"], {},
          {"ego": {"speed": 15, "route": {"distance": 200}}, "road": {"length": 600}, "actors": _truck(130, 40), "expect": {"timeout": 90}}),
-        # a night expressway through a long tunnel behind a 40 km/h truck: no passing, 50 m behind it
+        # a night expressway, two lanes through a long tunnel, behind a 40 km/h truck: no passing, 50 m behind it
         (["expressway_distance", "no_lane_change_tunnel", "speed_limit"], ["CN"], {},
-         {"environment": {"time": "23:00"}, "road": {"length": 600, "sections": [{"kind": "tunnel", "s_start": 60, "s_end": 480}]},
+         {"environment": {"time": "23:00"}, "road": {"length": 600, "lanes": {"forward": 2}, "markings": {"lanes": "broken_white"},
+                                                   "sections": [{"kind": "tunnel", "s_start": 60, "s_end": 480}]},
           "ego": {"route": {"distance": 380}}, "actors": _truck(90, 40)}),
-        # a US road at night posted above the night cap (65 mph), a truck at 90 km/h ahead
+        # a US road at night posted above the night cap (65 mph), free for 250 m up to a 60 km/h truck
         (["night_speed", "no_overtaking_solid_line", "safe_distance"], ["US"], {"environment.weather": ["clear", "rain_light"]},
          {"environment": {"time": "23:00"}, "road": {"length": 900, "speed_limit": 120}, "ego": {"speed": 90, "route": {"distance": 500}},
-          "actors": _truck(150, 90), "expect": {"timeout": 90}}),
+          "actors": _truck(250, 60), "expect": {"timeout": 90}}),
     ],
     "L5": [
         (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
