@@ -156,15 +156,19 @@ class _Scene:
         self.road_limit = float(sc["speed_limit"]) if sc.get("speed_limit") else None
         lines = list(sc.get("stop_lines") or [])
         signs = list(sc.get("signs") or [])
-        self.lights = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
-        # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
-        # a light governs only the lanes it faces (its arm's incoming lanes); none listed: every lane of its road
+        every_light = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
+        # a light governs only the lanes it faces (its arm's incoming lanes; none listed: every lane of its road), and
+        # a turn arrow only an ego whose route takes that turn (meta.route.exit; unknown: every head counts)
+        exit_ = (meta.get("route") or {}).get("exit")
+        self.lights = [light for light, lt in zip(every_light, sc.get("lights") or [])
+                       if lt.get("turn") in (None, "all") or exit_ is None or lt.get("turn") == exit_]
         self.light_lanes = {str(lt.get("id")): {int(x) for x in lt.get("lanes") or []} for lt in sc.get("lights") or []}
+        # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
         self.stop_lines = [_line_for(sg, lines) for sg in signs if _is_stop_sign(sg)]
         self.give_way = [_line_for(sg, lines) for sg in signs if _is_give_way(sg)]
-        taken = {(str(r), round(s, 3)) for _, r, s in self.lights} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
+        taken = {(str(r), round(s, 3)) for _, r, s in every_light} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
         self.plain_lines = [(ln.get("road"), float(ln["s"])) for ln in lines
                             if (str(ln.get("road")), round(float(ln["s"]), 3)) not in taken]
         self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := _sign_limit(sg)) is not None]

@@ -358,10 +358,13 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
     view["signs"] = sorted(signs, key=lambda d: d["distance"])
     view["passed_speed_sign"] = None if last_passed is None else {"distance": last_passed[0], "speed_limit": last_passed[1]}
     lights = []
+    exit_ = (meta.get("route") or {}).get("exit")
     for lt in scene.get("lights") or []:
         road = str(lt.get("road"))
         if lt.get("lanes") and road in placer.route_lane and placer.route_lane[road] not in [int(x) for x in lt["lanes"]]:
             continue  # it faces other lanes of that road (another arm's incoming traffic)
+        if lt.get("turn") not in (None, "all") and exit_ is not None and lt["turn"] != exit_:
+            continue  # a turn arrow for a movement the route does not take
         d = ahead(placer.place(lt.get("road"), lt.get("s", 0.0)))
         if d is None:
             continue

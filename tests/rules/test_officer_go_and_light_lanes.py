@@ -49,3 +49,14 @@ def test_a_light_facing_other_lanes_does_not_govern_the_ego():
     assert _verdicts(trace, ["red_light"], scene)["red_light"].verdict == "not_applicable"
     own = {"lights": [{"id": "L1", "road": "0", "s": 50.0, "lanes": [-1]}], "stop_lines": [{"road": "0", "s": 50.0}]}
     assert _verdicts(trace, ["red_light"], own)["red_light"].verdict == "violated"
+
+
+def test_a_turn_arrow_governs_only_an_ego_taking_that_turn():
+    scene = {"lights": [{"id": "arrow", "road": "0", "s": 50.0, "turn": "left"},
+                        {"id": "through", "road": "0", "s": 50.0, "turn": "straight"}],
+             "stop_lines": [{"road": "0", "s": 50.0}]}
+    trace = drive(segments((8.0, 60)), x0=20.0, signals=lambda i: {"arrow": "red", "through": "green"})
+    for exit_, expected in (("straight", "satisfied"), ("left", "violated")):
+        meta = {"country": "CN", "driving_side": "right", "rules": [{"id": "red_light", "params": {}}], "scene": scene,
+                "route": {"exit": exit_}}
+        assert {r.id: r.verdict for r in evaluate_rules(trace, meta, CAT)}["red_light"] == expected
