@@ -44,8 +44,26 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     # a slower truck starting beyond the 50 m the rule asks; the goal comes before the truck stops at the road's end
     "expressway_distance": {"road": {"length": 600}, "ego": {"route": {"distance": 380}}, "actors": [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": 90},
                                         "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
-    # the sign stands on the road past the goal: the route need not enter it (no junction arm to turn into yet)
-    "no_entry": {"road": {"signs": [{"id": "no_entry", "s": 245, "side": "kerb"}]}},
+    # the route handed to the ego turns left into a street whose entry a no-entry sign closes: navigation against the law
+    "no_entry": {"road": {"kind": "intersection", "length": 130,
+                          "signs": [{"id": "no_entry", "arm": "left", "s": 122, "side": "kerb", "direction": "backward"}]},
+                 "ego": {"route": {"exit": "left"}}, "expect": {"reach_goal": False, "timeout": 30}},
+    # a bend toward the oncoming lanes, reached just after the oncoming car has passed: its inside is the short line
+    # a driver who does not keep to its side would take
+    "driving_side": {"road": {"kind": "curve", "length": 320, "radius": 80, "angle": 90, "direction": "far", "curve_start": 110},
+                     "actors": [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": 150}, "speed": 30,
+                                 "behaviours": [{"action": "keep_speed"}]}]},
+    # a drop-off asked for inside a signed no-stopping zone: a driver who does not read the sign stops where asked
+    "no_stopping": {"road": {"sections": [{"kind": "no_stopping", "s_start": 100, "s_end": 160}],
+                             "signs": [{"id": "no_stopping", "s": 100, "side": "kerb"}]},
+                    "ego": {"route": {"distance": 220, "stop": {"s": 130, "duration": 20}}}, "expect": {"timeout": 90}},
+    # the route handed to the ego turns back across a two-lane-each-way road past a no-U-turn sign
+    "no_u_turn": {"road": {"lanes": {"forward": 2, "backward": 2, "width": 3.5},
+                           "signs": [{"id": "no_u_turn", "s": 60, "side": "kerb"}]},
+                  "ego": {"lane": 2, "route": {"u_turn": 120, "distance": 170}}, "expect": {"reach_goal": False, "timeout": 30}},
+    # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
+    # the minimum is the posted one (the sign shows 60 km/h in every country)
+    "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},
     # a road fast enough that the night cap (65 mph) binds below the road's limit
     "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
     # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it

@@ -40,6 +40,11 @@ ABLATIONS: dict[str, str] = {
     "give_way_sign": "waiting at a give-way or stop sign for crossing traffic (a vehicle in its path is still an obstacle)",
     "right_of_way_unsignalised": "waiting at an unsignalised junction for a vehicle from the right (left in "
                                  "left-hand traffic; a vehicle in its path is still an obstacle)",
+    "driving_side": "keeping to its own half in bends (it cuts a bend toward the oncoming lanes across a broken centre line when no one is coming)",
+    "no_stopping": "moving a stop the task asks for out of a no-stopping zone (it stops where asked)",
+    "no_entry": "refusing a route past a no-entry sign (it stops before the junction that leads there and waits)",
+    "no_u_turn": "refusing a route that turns back where a no-U-turn sign stands (it stops before the turn and waits)",
+    "min_speed_expressway": "the floor at the rule's minimum speed (where no maximum is posted it keeps its 50 km/h default)",
 }
 
 

@@ -17,11 +17,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
+from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.junction_yield import junction_hold
 from roadtest.agents.officer import officer_command
+from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.overtake import Overtaker
+from roadtest.agents.route_law import RouteLaw
 from roadtest.agents.rules import RuleLimits, rule_limits
+from roadtest.agents.task_stop import TaskStops
 from roadtest.sim.route_path import RoutePath, to_ego_frame
 
 __all__ = ["ExpertAgent", "Obstacle"]
@@ -77,6 +81,9 @@ class ExpertAgent(AutonomousAgent):
             check_ignored(ignore, load_catalogue())
         self.ignore = frozenset(ignore)
         self.overtaker = Overtaker(self.ignore)
+        self.bend_line = BendLine(self.ignore)
+        self.task_stops = TaskStops(self.ignore)
+        self.route_law = RouteLaw(self.ignore)
         self.v_des = DEFAULT_SPEED
         self.time = 0.0
         self.params = VehicleParams(wheelbase=float(c["wheelbase"]), max_wheel_angle=float(c["max_wheel_angle"]),
@@ -220,6 +227,10 @@ class ExpertAgent(AutonomousAgent):
             passing = self.overtaker.want(view, ego, speed, self.v_des, self.time)
             if passing is not None:
                 want, self.ev_mode = passing, "overtake"
+            else:
+                cut = self.bend_line.want(view, self.route, float(ego.get("route_s") or 0.0))
+                if cut is not None:
+                    want, self.ev_mode = cut, "bend"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
@@ -252,6 +263,7 @@ class ExpertAgent(AutonomousAgent):
             limit, ahead = None, []
         cruise = self.config["free_speed" if "speed_limit" in self.ignore else "cruise_speed"]
         v = float(cruise) if limit is None else float(limit) - margin
+        v = raise_to_minimum(v, view, self.ignore, limit, margin)
         if limits.max_speed is not None:
             v = min(v, limits.max_speed - margin)
         vis = float((view.get("environment") or {}).get("fog_visual_range", 1e5))
@@ -303,6 +315,8 @@ class ExpertAgent(AutonomousAgent):
         officer = officer_command(view, half, self.ignore)  # outranks the lights at its line
         if officer is not None and officer.state == "stop" and officer.line - half >= -0.5:
             out.append(Obstacle(gap=officer.line - half, speed=0.0, why=f"officer {officer.id} signals stop", s0=1.0))
+        out += [Obstacle(gap=gap, speed=0.0, why=why, s0=0.0) for gap, why in self.task_stops.obstacles(view, ego_s, speed, half, t)
+                + self.route_law.obstacles(view, self.route, ego_s, half)]
         for lt in view.get("lights") or []:
             state = str(lt.get("state", "")).lower()
             gap = float(lt["stop_distance"]) - half
@@ -446,19 +460,7 @@ def _without_zones(view: Mapping[str, Any], kinds: set[str]) -> tuple[float | No
 
 def _curvature(route: RoutePath) -> np.ndarray:
     """Unsigned curvature at each route point from the heading change over about +-3 m."""
-    n = len(route.pts)
-    if n < 3:
-        return np.zeros(n)
-    heading = np.unwrap(np.arctan2(route.seg_dir[:, 1], route.seg_dir[:, 0]))
-    seg_h = np.r_[heading, heading[-1]]  # heading leaving each point
-    out = np.zeros(n)
-    for i in range(n):
-        j0 = int(np.searchsorted(route.cum, route.cum[i] - 3.0))
-        j1 = int(min(np.searchsorted(route.cum, route.cum[i] + 3.0), n - 1))
-        ds = route.cum[j1] - route.cum[j0]
-        if ds > 0.5:
-            out[i] = abs(seg_h[min(j1, n - 2)] - seg_h[j0]) / ds
-    return out
+    return np.abs(signed_curvature(route))
 
 
 def _governs_yield(view: Mapping[str, Any]) -> bool:

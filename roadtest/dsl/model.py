@@ -42,7 +42,7 @@ __all__ = [
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
-    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "Ego", "Place", "Trigger", "PositionTrigger",
+    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place", "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
@@ -163,7 +163,7 @@ _ARM_DOC = ("Junction arm as the ego sees it on its approach (left, right, oppos
 
 
 class Section(_Model):
-    kind: Literal["tunnel", "bridge", "school_zone", "work_zone"]
+    kind: Literal["tunnel", "bridge", "school_zone", "work_zone", "no_stopping"]
     s_start: Metres = Field(..., description="Start along the main road, m.")
     s_end: Metres = Field(..., description="End along the main road, m.")
     speed_limit: OptSpeedKmh = Field(None, description="Speed limit inside the section: km/h in YAML, m/s in the model.")
@@ -258,7 +258,9 @@ class Road(_Model):
     signs: list[Sign] = Field(default_factory=list)
     radius: Positive = Field(100.0, description="Curve radius, or roundabout ring radius, m.")
     angle: float = Field(90.0, gt=0, le=270, validate_default=True, description="Curve turning angle: degrees in YAML, radians in the model.")
-    direction: Literal["left", "right"] = Field("left", description="Curve turning direction.")
+    direction: Literal["left", "right", "kerb", "far"] = Field(
+        "left", description="Curve turning direction: left, right, or as the ego's side: kerb (toward its own roadside), "
+                            "far (toward the oncoming lanes: left in right-hand traffic, right in JP).")
     curve_start: Metres = Field(0.0, description="Straight lead-in before the curve begins, m.")
     ramp: Ramp | None = Field(None, description="On-ramp (highway_merge only).")
 
@@ -270,14 +272,26 @@ class Road(_Model):
 
 # ---------------------------------------------------------------- ego and actors
 
+class RouteStop(_Model):
+    s: Metres = Field(..., description="Where the task asks the ego to stop (a drop-off), along the main road, m.")
+    duration: Positive = Field(..., description="How long it is asked to stand there, s.")
+
+
 class Route(_Model):
     distance: Positive | None = Field(None, description="Goal: this far along the route from the start, m.")
     exit: Literal["left", "straight", "right"] | None = Field(None, description="Exit taken at the junction.")
+    stop: RouteStop | None = Field(None, description="A stop the task asks for on the way (a drop-off); stopping is "
+                                                    "still forbidden inside a no_stopping section.")
+    u_turn: Metres | None = Field(None, description="Turn back at this main-road s (straight and curve roads): a half "
+                                                    "circle across the road into the outermost oncoming lane; `distance` "
+                                                    "counts the whole route.")
 
     @model_validator(mode="after")
     def _one(self) -> "Route":
         if self.distance is None and self.exit is None:
             raise ValueError("expected a goal: distance (m) or exit (left|straight|right)")
+        if self.u_turn is not None and self.distance is None:
+            raise ValueError("a route with u_turn needs distance (m, the whole route) for its goal")
         return self
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from roadtest.dsl.model import driver_side, driving_side
 from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RefLine, RoadPiece
 from roadtest.errors import FieldError
 
@@ -171,7 +172,7 @@ def _build_linear(sc, fwd_sign: int) -> Layout:
         ref.line(road.length)
     else:
         # clothoid in, arc, clothoid out: the spirals add k*Ls of turn, so the arc is Ls shorter
-        k = (1 if road.direction == "left" else -1) / road.radius
+        k = (1 if driver_side(road.direction, driving_side(sc.country)) == "left" else -1) / road.radius
         turn_len = road.radius * road.angle
         lead = min(road.curve_start, road.length)
         if lead + turn_len > road.length + 1e-6:

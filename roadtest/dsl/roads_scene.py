@@ -217,6 +217,8 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
         goal_s = min(max(dist - used, 1.0), arm.length - 1.0) if dist else min(30.0, arm.length - 1.0)
         legs = [(approach.id, fs * abs(lane_user), start.s, approach.length), (conn.id, fs * k, 0.0, conn.length),
                 (arm.id, fs * k, 0.0, goal_s)]
+    elif sc.ego.route.u_turn is not None:
+        return _u_turn_route(sc, layout, start, lane_user)
     else:
         forward = lane_user > 0
         d = dist if dist else layout.main_length
@@ -230,9 +232,15 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
                 legs.append((rid, layout.odr_lane(lane_user), a - m0, b - m0))
         if not forward:
             legs = [(r, ln, b, a) for r, ln, a, b in reversed(legs)]
+    return _route_meta(sc, layout, start, legs, [], exit_)
+
+
+def _route_meta(sc, layout: Layout, start: Spot, legs: list[tuple[int, int, float, float]],
+                turn: list[tuple[float, float]], exit_: str | None) -> dict:
+    """The route dict from its legs; `turn`: points between the first leg and the rest (a U-turn's half circle)."""
     pts: list[tuple[float, float]] = []
-    for rid, lane, a, b in legs:
-        for p in _sample(layout.pieces[rid], lane, a, b):
+    for k, (rid, lane, a, b) in enumerate(legs):
+        for p in (turn if k == 1 else []) + _sample(layout.pieces[rid], lane, a, b):
             if not pts or math.hypot(p[0] - pts[-1][0], p[1] - pts[-1][1]) > 1e-6:
                 pts.append(p)
     length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:]))
@@ -243,4 +251,53 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
         "lanes": [{"road": str(r), "lane": ln, "s_start": a, "s_end": b} for r, ln, a, b in legs],
         "goal": {"x": pts[-1][0], "y": pts[-1][1], "road": str(rid), "lane": lane, "s": s_goal},
         "exit": exit_,
+        "stops": _route_stops(sc, layout, start),
     }
+
+
+U_TURN_MIN = 9.0  # m between the two lane centres: a car's turning circle (about 4 m radius) with some room
+
+
+def _u_turn_route(sc, layout: Layout, start: Spot, lane_user: int) -> dict:
+    """Along the start lane to route.u_turn, a half circle across into the outermost oncoming lane, back to the goal."""
+    if layout.kind not in ("straight", "curve") or lane_user < 0:
+        raise FieldError("ego.route.u_turn", f"a U-turn route needs a straight or curve road and a forward start lane "
+                                             f"(got {layout.kind}, lane {lane_user})")
+    back = -sc.road.lanes.backward
+    if back == 0:
+        raise FieldError("ego.route.u_turn", "a one-way road has no oncoming lane to turn back into")
+    u = float(sc.ego.route.u_turn)
+    if not start.main_s < u < layout.main_length - U_TURN_MIN:
+        raise FieldError("ego.route.u_turn", f"expected a turn between the start ({start.main_s:g} m) and "
+                                             f"{layout.main_length - U_TURN_MIN:g} m, got {u:g}")
+    rid, local = layout.main_to_road(u)
+    piece = layout.pieces[rid]
+    a_lane, b_lane = layout.odr_lane(lane_user), layout.odr_lane(back)
+    (x1, y1, h), (x2, y2, _) = piece.ref.point(local, piece.lane_center_t(a_lane, local)), \
+        piece.ref.point(local, piece.lane_center_t(b_lane, local))
+    gap = math.hypot(x2 - x1, y2 - y1)
+    if gap < U_TURN_MIN:
+        raise FieldError("ego.route.u_turn", f"lanes {lane_user} and {back} are {gap:.1f} m apart; a U-turn needs at "
+                                             f"least {U_TURN_MIN:g} m (start in an outer lane, or add lanes)")
+    r, cx, cy = gap / 2, (x1 + x2) / 2, (y1 + y2) / 2
+    ux, uy, fx, fy = (x2 - x1) / gap, (y2 - y1) / gap, math.cos(h), math.sin(h)
+    turn = [(cx - r * ux * math.cos(a) + r * fx * math.sin(a), cy - r * uy * math.cos(a) + r * fy * math.sin(a))
+            for a in (math.pi * k / 16 for k in range(1, 16))]
+    left = float(sc.ego.route.distance) - (u - start.main_s) - math.pi * r
+    goal = max(u - max(left, 1.0), 0.5)
+    legs = [(rid, a_lane, start.main_s - (u - local), local), (rid, b_lane, local, max(goal - (u - local), 0.0))]
+    if layout.main_to_road(start.main_s)[0] != rid or layout.main_to_road(goal)[0] != rid:
+        raise FieldError("ego.route.u_turn", "the start, the turn and the goal must lie on one road piece")
+    return _route_meta(sc, layout, start, legs, turn, None)
+
+
+def _route_stops(sc, layout: Layout, start: Spot) -> list[dict]:
+    """meta.route.stops: the stops the task asks for, as (road, local s) with their duration."""
+    stop = sc.ego.route.stop
+    if stop is None:
+        return []
+    if layout.kind not in ("straight", "curve") or not start.main_s < stop.s < layout.main_length:
+        raise FieldError("ego.route.stop.s", f"expected a spot on a straight or curve road ahead of the start "
+                                             f"({start.main_s:g} m) and before its end ({layout.main_length:g} m), got {stop.s:g}")
+    rid, s = layout.main_to_road(stop.s)
+    return [{"road": str(rid), "s": s, "duration": stop.duration}]

@@ -29,6 +29,8 @@ PATH_HALF = 3.0  # m lateral from the ego's centre line that counts as "in the e
 REASON_LEAD = 15.0  # m: a stopped lead this close is a reason to stand still
 REASON_LINE = 8.0  # m: a stop line, red light or give-way line this close is a reason
 REASON_CROSSWALK = 20.0  # m
+TASK_REACH = 40.0  # m past an asked stop's spot (a no-stopping zone's length moves it) where standing serves that stop
+PASS_AHEAD, PASS_BEHIND = 40.0, 15.0  # m between bumpers: a road user going the ego's way this close is being passed
 VRUS = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist"})
 NON_VEHICLES = VRUS | frozenset({"static", "cone", "barrier", "prop"})
 
@@ -67,15 +69,18 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "crosswalk_dist": ("m", "front to the start of the next crosswalk not yet cleared; negative while on it; NONE"),
     "ev_behind": ("±1", "an emergency vehicle with siren within EV_RANGE behind in the ego's lane"),
     "ev_blocked_time": ("s", "how long it has been so, reset when it is not"),
-    "unreasoned_stop_time": ("s", "how long the ego has stood still with no reason (lead, line, light, pedestrian, EV, goal)"),
+    "unreasoned_stop_time": ("s", "how long the ego has stood still with no reason (lead, line, light, pedestrian, EV, goal, "
+                                  "or a stop the route asks for within TASK_REACH past its spot, but never in a no-stopping zone)"),
+    "in_no_stopping": ("±1", "some part of the ego inside a no-stopping zone"),
     "junction_entered": ("±1", "ego front crossed a give-way line, or entered a new road (a junction) this tick"),
     "cross_tta": ("s", "at that tick, least time for crossing traffic to reach the ego; NONE otherwise"),
     "lane_change_rear_gap": ("s", "at a lane change, least time gap of a vehicle behind in the new lane; NONE otherwise"),
     "vru_lat_gap": ("m", "least lateral clearance to a moving pedestrian or cyclist alongside; NONE"),
     "vru_alongside": ("±1", "a moving pedestrian or cyclist alongside (vru_lat_gap is measured)"),
-    "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side)"),
+    "opposite_side": ("±1", "ego moving against its lane's direction of traffic (country's driving side), not while "
+                            "passing a road user going its way or standing (PASS_AHEAD ahead to PASS_BEHIND behind, on its kerb side)"),
     "entered_no_entry": ("±1", "ego front passed a no-entry sign this tick"),
-    "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road, or passed this tick"),
+    "no_entry_ahead": ("±1", "a no-entry sign ahead on the ego's road or on a road its route (meta.route.lanes) leads to, or passed this tick"),
     "u_turn": ("±1", "ego moving against its initial direction of travel on its starting road"),
     "collision_vru": ("±1", "ego, moving, collided with a pedestrian or cyclist this tick"),
     "collision_vehicle": ("±1", "ego, moving, collided with a vehicle this tick"),
@@ -175,6 +180,9 @@ class _Scene:
         self.no_entry = [(sg.get("road"), float(sg.get("s", 0.0))) for sg in signs if "no_entry" in _kind(sg) or _kind(sg) == "267"]
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
+        legs = (meta.get("route") or {}).get("lanes") or []
+        self.route_legs = [(str(lg.get("road")), float(lg.get("s_start", 0.0)), float(lg.get("s_end", 0.0))) for lg in legs]
+        self.task_stops = [(st.get("road"), float(st.get("s", 0.0))) for st in (meta.get("route") or {}).get("stops") or []]
         self.officers = [str(a.get("id")) for a in sc.get("actors") or [] if "officer" in str(a.get("kind", ""))]
 
     def light_state(self, signals: Mapping[str, str], light_id: str | None) -> str:
@@ -205,6 +213,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
     yellow_latch: dict[str, tuple[float, float]] = {}
     limit_sign: float | None = None
     goal_seen = False
+    leg = 0
     for st, e in ticks:
         v = {k: -1.0 for k in VOCABULARY}
         ln = e.lane
@@ -228,6 +237,9 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # zones and limits
         zone_limit = NONE
         for z in sc.zones:
+            if z.get("kind") == "no_stopping" and ln is not None and _road_ok(z, road) and \
+                    float(z.get("s_start", 0)) < s_c + e.length / 2 and s_c - e.length / 2 < float(z.get("s_end", 0)):
+                v["in_no_stopping"] = 1.0
             if ln is not None and _road_ok(z, road) and float(z.get("s_start", 0)) <= s_c <= float(z.get("s_end", 0)):
                 k = str(z.get("kind"))
                 if k in ("tunnel", "school_zone", "work_zone"):
@@ -343,11 +355,15 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         v["lane_change_rear_gap"] = _rear_gap(st, e, ln) if v["lane_change"] > 0 else NONE
         # direction
         moving = abs(e.speed) > 0.5
-        v["opposite_side"] = _b(ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side))
+        against = ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side)
+        v["opposite_side"] = _b(against and not _passing(st, e, side))
         v["u_turn"] = _b(moving and first_dir != 0 and road == start_road and motion_dir == -first_dir)
         v["entered_no_entry"] = _b(same_prev and any(_crossed(s, front0, front, d) for r, s in sc.no_entry if _road_ok({"road": r}, road)))
+        while leg + 1 < len(sc.route_legs) and sc.route_legs[leg][0] != road and road in [lg[0] for lg in sc.route_legs[leg + 1:]]:
+            leg += 1  # the route leg the ego is on
         v["no_entry_ahead"] = _b(v["entered_no_entry"] > 0 or any(
-            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry))
+            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry) or any(
+            str(r) == lr and min(a, b) <= s <= max(a, b) for r, s in sc.no_entry for lr, a, b in sc.route_legs[leg + 1:]))
         # collisions
         for ev in st.events:
             if ev.kind == "goal_reached":
@@ -366,7 +382,9 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         not_light = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
                      or lead_gap < REASON_LEAD
                      or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
-                     or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines))
+                     or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
+                     or v["in_no_stopping"] < 0 and any(_road_ok({"road": r}, road) and -REASON_LINE <= d * (s_c - s) <= TASK_REACH
+                                                        for r, s in sc.task_stops))
         reason = (not_light or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
                   or v["officer_stop"] > 0)
         still = abs(e.speed) < STOPPED
@@ -378,6 +396,20 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             out[k].append(float(v[k]))
         prev = e
     return Signals(time=times, tick=trace.tick, values=out)
+
+
+def _passing(st: WorldState, e: ActorState, side: str) -> bool:
+    """Whether the ego is passing a road user that goes its way or stands: one on its kerb side, within PASS_AHEAD
+    ahead to PASS_BEHIND behind (bumper to bumper), a lane or so across (an overtake may use the oncoming lanes)."""
+    kerb = -1.0 if side != "left" else 1.0  # the passed road user is on the ego's right in right-hand traffic
+    for o in st.actors:
+        if o.id == e.id or abs(o.speed) > 0.5 and abs(wrap_angle(o.h - e.h)) > math.pi / 4:
+            continue  # an oncoming or crossing road user is not passed (one standing still is, whatever its heading)
+        fx, fy = _ego_frame(e, o)
+        reach = (e.length + o.length) / 2
+        if -reach - PASS_BEHIND <= fx <= reach + PASS_AHEAD and 1.0 <= kerb * fy <= 6.0:
+            return True
+    return False
 
 
 def _cross_tta(st: WorldState, e: ActorState) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable
 
-__all__ = ["run_variant", "rule_table", "format_table", "FULL", "LANE_FOLLOWER"]
+__all__ = ["run_variant", "expected_end", "rule_table", "format_table", "FULL", "LANE_FOLLOWER"]
 
 FULL, LANE_FOLLOWER = "expert", "lane-follower"
 
@@ -45,9 +45,16 @@ def run_variant(bundle_dir: str, seed: int = 0, tick: float = 0.05, lane_followe
         row[LANE_FOLLOWER] = _drive(bundle, LANE_FOLLOWER, seed, tick)
     row["ignoring"] = {r: _drive(bundle, ablated_name(r), seed, tick) for r in rules if r in ABLATIONS}
     ex = row[FULL]
-    row["feasible"] = bool(ex["verdicts"]) and ex["termination"] == "completed" and "violated" not in ex["verdicts"].values()
+    row["feasible"] = bool(ex["verdicts"]) and ex["termination"] == expected_end(bundle.meta) and "violated" not in ex["verdicts"].values()
     row["sensitive"] = "violated" in (row.get(LANE_FOLLOWER) or {}).get("verdicts", {}).values()
     return row
+
+
+def expected_end(meta: dict[str, Any]) -> str:
+    """How a law-abiding run must end: at the goal ("completed"), or, where the scene's route itself breaks a rule
+    (meta.expect.reach_goal false: a route into a no-entry street, a U-turn where it is banned), short of the goal
+    at the time limit ("timeout"), having refused the manoeuvre."""
+    return "completed" if (meta.get("expect") or {}).get("reach_goal", True) else "timeout"
 
 
 def rule_table(rows: Iterable[dict[str, Any]], catalogue: dict[str, Any]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ Returned dict:
   signs [{id, kind, value, unit, distance, speed_limit}], crosswalks [{road, distance_start, distance_end}],
   zones [{kind, distance_start, distance_end, speed_limit, inside}],
   junctions [{id, distance_start, distance_end, inside}]: the route's stretches on connecting roads of a junction,
+  route_stops [{distance, duration}]: stops the task asks for (meta.route.stops; distance to where the ego's centre stands),
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
   speed_limit (m/s in force at the ego, None when unknown), base_speed_limit (the same before zones), speed_limits_ahead [[distance, m/s], ...],
@@ -95,7 +96,9 @@ class _Scene:
     def __init__(self, network: Any, meta: Mapping[str, Any], route: RoutePath | None):
         self.network, self.meta, self.route = network, meta, route
         lanes = (meta.get("route") or {}).get("lanes") or []
-        self.route_lane = {str(seg.get("road")): int(seg.get("lane", -1)) for seg in lanes}
+        self.route_lane: dict[str, int] = {}
+        for seg in lanes:  # a road the route drives twice (a U-turn): the lane it drives first
+            self.route_lane.setdefault(str(seg.get("road")), int(seg.get("lane", -1)))
         self.memo: dict[tuple[str, float, float | None], float | None] = {}
 
     def place(self, road: Any, s: float, t: float | None = None) -> float | None:
@@ -326,7 +329,7 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
                 "route_length": route.length if route else None, "route_heading_error": _wrap(ego.h - ego_rh)},
         "environment": _env(state),
         "actors": _actors(state, ego, route, ego_rs),
-        "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [], "junctions": [],
+        "lights": [], "stop_lines": [], "signs": [], "crosswalks": [], "zones": [], "junctions": [], "route_stops": [],
         "lane": lane_info,
         "driving_side": meta.get("driving_side") or getattr(network, "driving_side", None) or "right",
         "rules": list(meta.get("rules") or []),
@@ -414,6 +417,10 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
             continue
         view["zones"].append({"kind": zn.get("kind"), "distance_start": a, "distance_end": b,
                               "speed_limit": zn.get("speed_limit"), "inside": a <= 0.0 <= b})
+    for stop in (meta.get("route") or {}).get("stops") or []:
+        d = ahead(placer.place(stop.get("road"), stop.get("s", 0.0)))
+        if d is not None:
+            view["route_stops"].append({"distance": d, "duration": float(stop.get("duration", 0.0))})
     for jid, a, b in static.junctions:
         a, b = a - ego_rs, b - ego_rs
         if b >= -5.0 and a <= FEATURE_RANGE:
