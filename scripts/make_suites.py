@@ -73,6 +73,18 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     # a car on the main road from the left, timed so that an ego not giving way crosses the line with it about 2.5 s
     # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
     "give_way_sign": {"actors": [_cross_car("left", 16)]},
+    # the ego joins from the acceleration lane (lane 3) with a faster car coming up in lane 2, the lane it merges
+    # into: it waits for the gap behind (the ablated expert cuts in); the car brakes for an ego that cuts in
+    "merge_give_way": {"road": {"length": 320, "speed_limit": 80, "ramp": {"merge_s": 80, "length": 160}},
+                       "ego": {"lane": 3, "s": 110, "speed": 40},
+                       "actors": [{"id": "main_lane_car", "kind": "vehicle", "place": {"lane": 2, "s": 82}, "speed": 70,
+                                   "reacts": True, "behaviours": [{"action": "keep_speed"}]}]},
+    # a slow truck behind the solid line that breaks down: the expert follows it, and passes it only once it stands
+    # (the ablated expert passes it while it still moves)
+    "solid_line_exception": {"road": {"length": 300}, "ego": {"s": 10}, "expect": {"timeout": 70},
+                             "actors": [{"id": "truck", "kind": "truck", "place": {"ahead_of": "ego", "distance": 40},
+                                         "speed": 15, "behaviours": [{"action": "keep_speed"},
+                                                                     {"action": "stop", "rate": 2, "trigger": {"time": 14}}]}]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
     # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
     "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
