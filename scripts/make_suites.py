@@ -161,10 +161,11 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["min_speed_expressway", "speed_limit"], BIG3, {}, _posted(80, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60})),
         # L1's cross traffic, timed for L1's 50 km/h: the road posted at 50
         (["give_way_sign", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["give_way_sign"], _posted(50, {"id": "yield", "s": 125, "side": "kerb"}))),
-        (["no_u_turn", "speed_limit"], BIG3, {}, {}),
-        # the no-entry sign past the goal, as in L1
-        (["no_entry", "school_zone_speed"], BIG3, {}, {"road": {"signs": [
-            {"id": "school_zone", "s": 50, "side": "kerb"}, {"id": "no_entry", "s": 245, "side": "kerb"}]}}),
+        # L1's scenes for the route rules and the bend, with a posted limit (50 where L1's timing is for 50) beside them
+        (["no_u_turn", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["no_u_turn"], _posted(30, *_L1_TWEAKS["no_u_turn"]["road"]["signs"]))),
+        (["no_entry", "school_zone_speed"], BIG3, {}, _merge(_L1_TWEAKS["no_entry"], {"road": {"signs": [
+            {"id": "school_zone", "s": 50, "side": "kerb"}, *_L1_TWEAKS["no_entry"]["road"]["signs"]]}})),
+        (["driving_side", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["driving_side"], _posted(50))),
     ],
     "L3": [
         (["speed_limit", "safe_distance"], BIG3, {}, {}),
@@ -178,12 +179,11 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["yellow_light", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["yellow_light"], _posted(50))),
         # L1's pedestrian crossing away from any crosswalk
         (["no_collision_vru", "speed_limit"], BIG3, {}, _merge(_posted(30), {"road": {"crosswalks": []}, "actors": _PED_OFF_CROSSWALK})),
-        (["no_stopping", "speed_limit"], BIG3, {}, {}),
-        (["driving_side", "no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
-        (["merge_give_way", "speed_limit"], BIG3, {}, {}),
+        (["no_stopping", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["no_stopping"], _posted(30, *_L1_TWEAKS["no_stopping"]["road"]["signs"]))),
+        (["merge_give_way", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["merge_give_way"], _posted(60))),
         # right-hand traffic (priority from the right), L1's timing at L1's 50 km/h
         (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _merge(_L1_BY_SIDE["right_of_way_unsignalised"][0][1], _posted(50))),
-        (["solid_line_exception", "speed_limit"], BIG3, {}, {}),
+        (["solid_line_exception", "speed_limit"], BIG3, {}, _L1_TWEAKS["solid_line_exception"]),
     ],
     "L4": [
         (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense", "fog_light"]}, {}),
