@@ -138,14 +138,15 @@ def _posted(limit: int, *signs: dict[str, Any]) -> dict[str, Any]:
 
 
 _PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
+# an ambulance coming up behind that waits behind an ego that does not make room
+_AMBULANCE = {"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35}, "speed": 60,
+              "behaviours": [{"action": "keep_speed"}], "reacts": True}
 # a reacting ambulance the ego makes room for, then a pedestrian stepping onto the crosswalk ahead of the ego in
 # the lane it moved to (walking at 4 km/h from 35 m: the expert can still stop before the crosswalk)
 _PED_AND_AMBULANCE = {
     "road": {"length": 400, "crosswalks": [{"s": 250, "width": 4}], "signs": [{"id": "pedestrian_crossing", "s": 220, "side": "kerb"}]},
     "actors": [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 250},
-                "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 35}}]},
-               {"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35}, "speed": 60,
-                "behaviours": [{"action": "keep_speed"}], "reacts": True}],
+                "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 35}}]}, _AMBULANCE],
     "expect": {"timeout": 90}}
 
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
@@ -215,6 +216,10 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["red_light", "officer_signal"], BIG3, {}, _OFFICER_GO_ON_RED),
         # pedestrian safety over emergency vehicles: the ego makes room, but never by entering a crosswalk in use
         (["yield_pedestrian_crosswalk", "yield_emergency_vehicle"], BIG3, {}, _PED_AND_AMBULANCE),
+        # emergency vehicles over command personnel: L1's officer holds the ego's approach for 18 s with an ambulance
+        # behind; the ego makes room before the line instead of standing there in the ambulance's way
+        (["yield_emergency_vehicle", "officer_signal"], BIG3, {}, _merge(_L1_TWEAKS["officer_signal"], {
+            "actors": [*_L1_TWEAKS["officer_signal"]["actors"], _AMBULANCE], "expect": {"timeout": 90}})),
         # traffic lights over traffic signs: stopping at red on an expressway with an at-grade junction drops below the minimum
         # (two lanes each way: every arm of a signalised junction has lanes toward it)
         (["red_light", "min_speed_expressway"], BIG3, {}, {"road": {"lanes": {"backward": 2}}}),

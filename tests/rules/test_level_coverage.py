@@ -25,14 +25,13 @@ ORDER = ["pedestrian_safety", "emergency_vehicles", "command_personnel", "traffi
 L5_SCENES = {
     ("pedestrian_safety", "emergency_vehicles"):
         ("yield_pedestrian_crosswalk_yield_emergency_vehicle.yaml", "yield_pedestrian_crosswalk", "yield_emergency_vehicle"),
+    ("emergency_vehicles", "command_personnel"):
+        ("yield_emergency_vehicle_officer_signal.yaml", "yield_emergency_vehicle", "officer_signal"),
     ("command_personnel", "traffic_lights"): ("red_light_officer_signal.yaml", "officer_signal", "red_light"),
     ("traffic_lights", "traffic_signs"): ("red_light_min_speed_expressway.yaml", "red_light", "min_speed_expressway"),
 }
 # adjacent pairs with no L5 scene, and why
 NO_SCENE = {
-    ("emergency_vehicles", "command_personnel"):
-        "the conflict is real (an officer's stop signal with an ambulance behind in a single lane) but needs an "
-        "officer who signals stop and an expert that clears the line for the ambulance against that signal",
     ("traffic_signs", "road_markings"):
         "no sign rule of the catalogue demands crossing a marking or leaving the driving side: sign rules cap speed, "
         "forbid entering, turning or changing lanes, or ask for a stop, all kept without touching a mark",
