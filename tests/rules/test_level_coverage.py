@@ -38,8 +38,9 @@ NO_SCENE = {
     ("road_markings", "right_of_way"):
         "right-of-way rules only ask the ego to wait for a gap; waiting never crosses a mark nor leaves the driving side",
     ("right_of_way", "defensive_driving"):
-        "giving way means waiting at a line, which no_stopping counts as a reason, and the distance rules concern "
-        "the vehicle ahead, which a wait keeps at a standstill gap",
+        "giving way at a junction is a wait at its line, which no_stopping counts as a reason, and a wait keeps the "
+        "distance rules; only standing at the end of an acceleration lane for a gap could clash with no_stopping, "
+        "a scene (dense main-lane traffic the merging expert waits out) not built yet",
     ("defensive_driving", "emergency_exceptions"):
         "solid_line_exception is a permission (cross a solid line only for an emergency vehicle or a blocked lane); "
         "no defensive-driving rule forces a crossing, so the permission never has to give way",
