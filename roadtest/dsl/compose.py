@@ -223,7 +223,9 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"id": "cyclist", "kind": "bicycle", "place": {"ahead_of": "ego", "distance": 40}, "speed": 15,
                  "behaviours": [{"action": "keep_speed"}]}]
     if need == "officer":
-        return [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": length - 4}}]
+        # it holds the ego's approach 3 s into the default plan's green (12 s red), then waves it on
+        return [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": length - 4},
+                 "signal": [{"state": "stop", "duration": 15}, {"state": "go", "duration": 45}]}]
     if need == "oncoming_vehicle":
         return [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": length - 20}, "speed": 30,
                  "behaviours": [{"action": "keep_speed"}]}]

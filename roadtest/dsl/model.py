@@ -42,7 +42,8 @@ __all__ = [
     "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
-    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place", "Trigger", "PositionTrigger",
+    "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place",
+    "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
     "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
@@ -203,7 +204,8 @@ class TrafficLight(_Model):
     id: str = Field(..., pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
     s: Metres = Field(..., description="Stop position, m (a stop line is implied): along the main road, or along "
                                        "its arm toward the junction when `arm` is given.")
-    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver it faces sees it.")
+    side: Literal["kerb", "far", "right", "left"] = Field("kerb", description="Where the head stands, as the driver "
+                                                                            "it faces sees it.")
     phases: list[LightPhase] = Field(..., min_length=1, description="Cycle, repeated from t = 0.")
     offset: float = Field(0.0, ge=0, description="Time into the cycle at t = 0, s.")
     arm: Arm | None = Field(None, description=_ARM_DOC + " The head faces that arm's traffic toward the junction.")

@@ -126,7 +126,8 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
         if (why := _arm_problem(scn, tl.arm)) is not None:
             yield ("road", "traffic_lights", i, "arm"), why, False
     if road.signal_plan is not None and road.kind not in _ARMS_OF:
-        yield ("road", "signal_plan"), f"a signal plan needs a junction (kind {', '.join(_ARMS_OF)}; got {road.kind})", False
+        yield (("road", "signal_plan"), f"a signal plan needs a junction (kind {', '.join(_ARMS_OF)}; got {road.kind})",
+               False)
     for name in ("sections", "crosswalks", "stop_lines", "traffic_lights"):
         for i, item in enumerate(getattr(road, name)):
             end = getattr(item, "s_end", getattr(item, "s", 0.0))

@@ -59,7 +59,8 @@ def _plan_heads(road: Road, taken: set[str | None]) -> list[Head]:
         else:  # the cross axis' cycle begins at its own green, p.green + p.yellow + p.all_red into the plan's
             phases, start = cross + [LightPhase(state="red", duration=red_cross)], p.green + p.yellow + p.all_red
         offset = (p.offset - start) % cycle
-        head = TrafficLight(id=PLAN_IDS[arm], s=max(road.length - PLAN_SETBACK, 0.0), phases=phases, offset=offset, arm=arm)
+        head = TrafficLight(id=PLAN_IDS[arm], s=max(road.length - PLAN_SETBACK, 0.0), phases=phases, offset=offset,
+                            arm=arm)
         out.append(Head(head, "road.signal_plan"))
     return out
 

@@ -162,12 +162,15 @@ class _Scene:
         lines = list(sc.get("stop_lines") or [])
         signs = list(sc.get("signs") or [])
         every_light = [(str(lt.get("id")), *_line_for(lt, lines)) for lt in sc.get("lights") or []]
-        # a light governs only the lanes it faces (its arm's incoming lanes; none listed: every lane of its road), and
-        # a turn arrow only an ego whose route takes that turn (meta.route.exit; unknown: every head counts)
+        # a light governs only traffic driving the way of the lanes it faces (an arm's incoming lanes; none listed:
+        # either way), whichever lane the ego is in, and a turn arrow only an ego whose route takes that turn
+        # (meta.route.exit; unknown: every head counts)
         exit_ = (meta.get("route") or {}).get("exit")
         self.lights = [light for light, lt in zip(every_light, sc.get("lights") or [])
                        if lt.get("turn") in (None, "all") or exit_ is None or lt.get("turn") == exit_]
-        self.light_lanes = {str(lt.get("id")): {int(x) for x in lt.get("lanes") or []} for lt in sc.get("lights") or []}
+        side = str(meta.get("driving_side") or "right")
+        self.light_dir = {str(lt.get("id")): _travel_dir(int(lt["lanes"][0]), side) if lt.get("lanes") else 0
+                          for lt in sc.get("lights") or []}
         # WorldState.signals is keyed by the OpenDRIVE signal id where the bundle has one, else by the light id
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
@@ -272,7 +275,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         # lights
         cur_light, cur_dist, crossed_light = None, NONE, False
         for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road) or ln is not None and sc.light_lanes[lid] and ln.lane not in sc.light_lanes[lid]:
+            if not _road_ok({"road": r}, road) or sc.light_dir[lid] not in (0, d):
                 continue
             if same_prev and _crossed(s, front0, front, d):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True

@@ -82,3 +82,16 @@ def test_l5_officer_waves_through_on_red(bundles):
     assert row["expert"]["verdicts"] == {"red_light": "excused", "officer_signal": "satisfied"}
     ign = row["ignoring"]["officer_signal"]  # obeys the light: waits at red while waved on
     assert ign["verdicts"] == {"red_light": "satisfied", "officer_signal": "violated"}
+
+
+def test_an_officer_without_a_signal_never_puts_the_rule_in_force():
+    from roadtest.dsl.compose import compose_scenario
+    from roadtest.dsl.model import Scenario
+    from roadtest.dsl.rule_context import never_in_force
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    rule = load_catalogue()["officer_signal"]
+    data = compose_scenario(["officer_signal"], "CN")
+    assert never_in_force(Scenario.model_validate(data), rule, {}) is None  # compose gives it stop, then go
+    data["actors"][0].pop("signal")
+    assert "police_officer actor whose signal" in never_in_force(Scenario.model_validate(data), rule, {})

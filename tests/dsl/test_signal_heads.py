@@ -124,3 +124,21 @@ def test_left_arm_head_in_meta_xodr_xosc(tmp_path, country, t, lane, y):
              float(ph.get("duration"))) for ph in officer.findall("Phase")] == [("officer", "stop", 12.0), ("officer", "go", 30.0)]
     assert check_file(b / "scenario.xosc", strict=True) == []
     assert check_file(b / "road.xodr") == []
+
+
+@pytest.mark.parametrize("road, field, words", [
+    ({"kind": "t_junction", "traffic_lights": [{"id": "a", "arm": "opposite", "s": 127, "phases": _cycle(20, 20)}]},
+     "road.traffic_lights.0.arm", "has no 'opposite' arm"),
+    ({"kind": "straight", "signal_plan": {"kind": "two_phase"}}, "road.signal_plan", "needs a junction"),
+])
+def test_arms_and_plans_the_road_cannot_have_are_refused(tmp_path, capsys, road, field, words):
+    data = _scenario()
+    data["road"].update(road)
+    if road["kind"] == "straight":
+        data["ego"]["route"] = {"distance": 100}
+    src = tmp_path / "bad.yaml"
+    src.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["validate", str(src)]) == 2
+    got = capsys.readouterr()
+    said = got.out + got.err
+    assert "bad.yaml:" in said and field in said and words in said

@@ -42,13 +42,18 @@ def test_standing_for_the_officers_stop_is_no_go_wait():
     assert res["officer_signal"].verdict == "satisfied"
 
 
-def test_a_light_facing_other_lanes_does_not_govern_the_ego():
-    scene = {"lights": [{"id": "L1", "road": "0", "s": 50.0, "lanes": [1]}], "stop_lines": [{"road": "0", "s": 50.0, "lanes": [1]}]}
+def test_a_light_governs_the_traffic_driving_the_way_of_its_lanes():
+    # right-hand traffic on road "0": lane -1 drives along +x, lane 1 against it
+    facing_oncoming = {"lights": [{"id": "L1", "road": "0", "s": 50.0, "lanes": [1]}],
+                       "stop_lines": [{"road": "0", "s": 50.0, "lanes": [1]}]}
+    facing_ego = {"lights": [{"id": "L1", "road": "0", "s": 50.0, "lanes": [-1]}], "stop_lines": [{"road": "0", "s": 50.0}]}
     sig = lambda i: {"L1": "red"}  # noqa: E731
     trace = drive(segments((8.0, 60)), x0=20.0, signals=sig)  # lane -1 through the line on red
-    assert _verdicts(trace, ["red_light"], scene)["red_light"].verdict == "not_applicable"
-    own = {"lights": [{"id": "L1", "road": "0", "s": 50.0, "lanes": [-1]}], "stop_lines": [{"road": "0", "s": 50.0}]}
-    assert _verdicts(trace, ["red_light"], own)["red_light"].verdict == "violated"
+    assert _verdicts(trace, ["red_light"], facing_oncoming)["red_light"].verdict == "not_applicable"
+    assert _verdicts(trace, ["red_light"], facing_ego)["red_light"].verdict == "violated"
+    # overtaking in the oncoming lane does not take the ego out of its light's reach
+    passing = drive(segments((8.0, 60)), x0=20.0, signals=sig, lanes=lambda i: 1 if 20 <= i < 50 else -1)
+    assert _verdicts(passing, ["red_light"], facing_ego)["red_light"].verdict == "violated"
 
 
 def test_a_turn_arrow_governs_only_an_ego_taking_that_turn():
