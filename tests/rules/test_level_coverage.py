@@ -127,3 +127,26 @@ def test_red_light_excuses_dropping_below_the_minimum_speed(repo_root, tmp_path)
     assert row["expert"]["verdicts"] == {"red_light": "satisfied", "min_speed_expressway": "excused"}
     assert row["feasible"]
     assert row["ignoring"]["red_light"]["verdicts"]["red_light"] == "violated"
+
+
+def test_ambulance_outranks_the_officers_stop(repo_root, tmp_path):
+    """The officer holds the ego's approach for longer than the 15 s an ambulance may stay blocked, so an ego that
+    waits at the line in the ambulance's lane breaks yield_emergency_vehicle; the expert moves to the free lane
+    before the line and keeps both; the expert ignoring the officer crosses during the stop."""
+    from roadtest.bundle import load_bundle
+    from roadtest.dsl.bundle_writer import write_bundle
+    from roadtest.runner.coverage import run_variant
+
+    path = repo_root / "scenarios" / "composed" / "L5" / "yield_emergency_vehicle_officer_signal.yaml"
+    scene = yaml.safe_load(path.read_text())
+    officer = next(a for a in scene["actors"] if a["kind"] == "police_officer")
+    assert officer["signal"][0]["state"] == "stop"
+    assert officer["signal"][0]["duration"] > CAT["yield_emergency_vehicle"].params["max_block_time"].value
+    assert scene["road"]["lanes"]["forward"] == 2  # a lane to make room in
+    assert next(a for a in scene["actors"] if a["kind"] == "emergency")["reacts"] is True
+    bundle = load_bundle(write_bundle([v for v in expand_target(path) if v.scenario.country == "US"][0], tmp_path))
+    row = run_variant(str(bundle.root), tick=0.05, lane_follower=False)
+    assert row["expert"]["verdicts"] == {"yield_emergency_vehicle": "satisfied", "officer_signal": "satisfied"}
+    assert row["feasible"]
+    assert row["ignoring"]["yield_emergency_vehicle"]["verdicts"]["yield_emergency_vehicle"] == "violated"
+    assert row["ignoring"]["officer_signal"]["verdicts"]["officer_signal"] == "violated"
