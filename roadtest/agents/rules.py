@@ -81,13 +81,14 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
         if rid == "fog_speed_limit":
             if vis <= (p("visibility_threshold", 50.0) or 50.0):
                 out.cap(p("fog_speed", 30 / 3.6))
-        elif rid == "fog_expressway":  # every tier the visibility undercuts holds: the lowest cap, the largest gap
+        elif rid == "fog_expressway":
             for i in (3, 2, 1):
                 if vis < (p(f"vis{i}") or -1.0):
                     out.cap(p(f"speed{i}"))
                     gap = p(f"gap{i}")
                     if gap is not None:
                         out.min_gap = max(out.min_gap, gap)
+                    break
         elif rid == "night_speed":
             if _night(env):
                 out.cap(p("night_speed"))
