@@ -45,6 +45,10 @@ ABLATIONS: dict[str, str] = {
     "no_entry": "refusing a route past a no-entry sign (it stops before the junction that leads there and waits)",
     "no_u_turn": "refusing a route that turns back where a no-U-turn sign stands (it stops before the turn and waits)",
     "min_speed_expressway": "the floor at the rule's minimum speed (where no maximum is posted it keeps its 50 km/h default)",
+    "solid_line_exception": "the exception's limits (where the scene grants it, it crosses a solid line to pass any "
+                            "slow road user, moving or standing, near or far); the mark's ban elsewhere stays",
+    "merge_give_way": "the look behind before moving into another lane (the time gap, and the 30 m kept clear when "
+                      "pulling out to pass or make way); a vehicle alongside still stops it",
 }
 
 

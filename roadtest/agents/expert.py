@@ -5,7 +5,9 @@ chooses an acceleration as the minimum over constraints (speed limits now and ah
 rule parameters, the lead actor, stop lines, lights, a police officer's stop and go (roadtest.agents.officer),
 crosswalks, giving way at unsignalised junctions (roadtest.agents.junction_yield)); yields to emergency vehicles by
 moving aside within what the marks allow; passes a slow road user where marks, tunnels and oncoming
-traffic allow (roadtest.agents.overtake); and plans 3 s ahead with the same model.
+traffic allow (roadtest.agents.overtake); moves into another lane (merging from an acceleration lane, passing,
+making way) only with the time gap behind that merge_give_way asks (roadtest.agents.lane_gap), slowing to let a
+faster vehicle by; and plans 3 s ahead with the same model.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_da
 from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.junction_yield import junction_hold
-from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.officer import officer_command
+from roadtest.agents.min_speed import raise_to_minimum
+from roadtest.agents.lane_gap import REAR_RANGE, alongside, lane_taken, rear_blocker
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.route_law import RouteLaw
 from roadtest.agents.rules import RuleLimits, rule_limits
@@ -40,6 +43,7 @@ LAT_ACCEL = 2.0  # m/s^2, in bends
 JERK_UP, JERK_DOWN = 2.5, 3.5  # m/s^3, comfort limits on the commanded acceleration
 REACTION = 1.0  # s, for the visibility speed
 DEFAULT_SPEED = 50 / 3.6  # m/s when no limit is known
+LANE_END_MARGIN = 20.0  # m short of a lane's end (an acceleration lane's taper) the expert waits to merge
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,9 @@ class ExpertAgent(AutonomousAgent):
         self.stops_done: list[float] = []  # route positions of stop lines already stopped at
         self.stopped_since: float | None = None
         self.offset = 0.0  # m, current lateral offset from the route (left positive)
+        self.placed = False  # whether the offset has been set from where the ego starts (beside its route: merging)
+        self.merge_cap: float | None = None  # m/s while waiting to move into another lane (the gap behind too short)
+        self.lane_end: float | None = None  # m ahead to the end of the lane the ego waits in, when within sight
         self.ev_mode: str | None = None  # "change" | "pullover" | "back" while making way for an emergency vehicle
         self.yielding: set[str] = set()  # emergency vehicles being let past
         self.ev_plan: tuple[float, str] | None = None  # (offset, mode) chosen when the yielding began
@@ -131,8 +138,13 @@ class ExpertAgent(AutonomousAgent):
             ego_s = float(given) if given is not None else self.route.project(ego["x"], ego["y"])[0]
         half = float(ego.get("length", 4.5)) / 2.0
         limits = rule_limits(view, self.ignore)
+        if not self.placed:
+            self.placed, d0 = True, float(ego.get("route_d") or 0.0)
+            self.offset = d0 if abs(d0) > 0.5 else 0.0  # starting in an acceleration lane: merge from there
         self._update_offset(view, ego, speed)
         v_des = self.v_des = self._desired_speed(view, speed, half, limits)
+        if self.merge_cap is not None:
+            v_des = min(v_des, self.merge_cap)
         if self.ev_mode == "pullover":  # keep rolling while moving aside (a standing car cannot), then wait there
             aside = self.ev_plan is not None and abs(float(ego.get("route_d") or 0.0) - self.ev_plan[0]) < 0.25
             v_des = 0.0 if aside else min(v_des, 5.0)
@@ -210,7 +222,7 @@ class ExpertAgent(AutonomousAgent):
             for side, sign in (("right", -1.0), ("left", 1.0)) if right_hand else (("left", 1.0), ("right", -1.0)):
                 nb = lane.get(side) or {}
                 same_dir = nb.get("lane") is not None and own is not None and (nb["lane"] > 0) == (own > 0)
-                if same_dir and nb.get("crossing_allowed") and not _lane_busy(view, sign * width):
+                if same_dir and nb.get("crossing_allowed") and not lane_taken(view, ego, speed, sign * width, self.ignore):
                     want, self.ev_mode = sign * width, "change"
                     break
             else:
@@ -233,8 +245,32 @@ class ExpertAgent(AutonomousAgent):
                     want, self.ev_mode = cut, "bend"
         if self.ev_mode is None and abs(self.offset) > 0.05:
             self.ev_mode = "back"
+        want = self._gap_gate(view, ego, speed, want)
         rate = (1.5 if self.ev_mode == "pullover" else 1.2) * self.dt  # m per tick: a 3 s lane change
         self.offset += max(-rate, min(rate, want - self.offset))
+
+    def _gap_gate(self, view: Mapping[str, Any], ego: Mapping[str, Any], speed: float, want: float) -> float:
+        """Hold the offset short of another lane until the gap behind there is long enough (merge_give_way);
+        meanwhile slow to let a faster vehicle by, and note where the lane the ego waits in ends."""
+        self.merge_cap, self.lane_end = None, None
+        lane = view.get("lane") or {}
+        width = float(lane.get("width") or 3.5)
+        if abs(want - self.offset) <= width / 2.0:
+            return want  # already over the line (or staying within the lane)
+        beside = alongside(view, ego, want)
+        if beside is None and ("merge_give_way" in self.ignore or rear_blocker(view, ego, want, speed) is None):
+            return want
+        rear = rear_blocker(view, ego, want, speed, within=REAR_RANGE) or {}
+        v_other = max(float((beside or {}).get("speed", 0.0)), float(rear.get("speed", 0.0)))
+        centre = lane.get("centerline") or []
+        sight = float(centre[-1][0]) if len(centre) >= 2 else 50.0  # the lane ahead in view (about 50 m when it goes on)
+        room = max(sight - float(ego.get("length", 4.5)) / 2.0 - LANE_END_MARGIN, 0.0)
+        self.merge_cap = math.sqrt(2.0 * COMFORT_DECEL * room)  # able to stop before a lane that may end out of sight
+        if v_other > speed + 0.5:
+            self.merge_cap = min(self.merge_cap, 0.7 * v_other)
+        if sight < 45.0:
+            self.lane_end = sight
+        return self.offset
 
     def _steer(self, view: Mapping[str, Any], ego: Mapping[str, Any], ego_s: float, speed: float) -> float:
         h = float(ego["h"])
@@ -306,8 +342,9 @@ class ExpertAgent(AutonomousAgent):
                 along = a.get("speed", 0.0) * math.cos(rel_h)
                 if abs(rd - self.offset) >= corridor and abs(math.cos(rel_h)) < 0.7:
                     along = 0.0  # crossing the path: treat as standing there; a merging car keeps its speed
+                s0 = limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0
                 out.append(Obstacle(gap=ahead, speed=max(along, 0.0), why=f"{a.get('kind')} {a.get('id')}",
-                                    s0=limits.min_gap if a.get("kind") not in ("pedestrian",) else 3.0, actor=True))
+                                    s0=max(s0, self.overtaker.room(view, a)), actor=True))
         out += self._stop_lines(view, ego_s, speed, half, t)
         hold = junction_hold(view, ego, speed, self.ignore)
         if hold is not None:
@@ -337,6 +374,8 @@ class ExpertAgent(AutonomousAgent):
                 if on and near:
                     out.append(Obstacle(gap=gap, speed=0.0, why=f"pedestrian {p.get('id')} at crosswalk", s0=1.5))
                     break
+        if self.lane_end is not None:  # the lane ends before the gap behind opens: stop short of its taper
+            out.append(Obstacle(gap=self.lane_end - half - LANE_END_MARGIN, speed=0.0, why="end of lane", s0=1.0))
         route_len = ego.get("route_length") or (self.route.length if self.route else None)
         if route_len and ego_s > float(route_len) - 3.0:  # the simulator ends the run at the goal; past it, stop
             out.append(Obstacle(gap=float(route_len) - ego_s - half + 12.0, speed=0.0, why="goal", s0=1.0))
@@ -468,13 +507,3 @@ def _governs_yield(view: Mapping[str, Any]) -> bool:
     gov = view.get("governing")
     ids = [gov] if isinstance(gov, str) else list(gov or []) if isinstance(gov, (list, tuple)) else []
     return any("emergency" in str(g) for g in ids)
-
-
-def _lane_busy(view: Mapping[str, Any], d: float) -> bool:
-    """Whether an actor occupies the lane at lateral offset d beside the ego (30 m behind to 20 m ahead)."""
-    for a in view.get("actors") or []:
-        if a.get("route_s") is None or a.get("siren"):
-            continue
-        if -30.0 <= a["route_s"] <= 20.0 and abs(a["route_d"] - d) < 2.0:
-            return True
-    return False

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from roadtest.units import canonical_unit, to_si
 
-__all__ = ["RuleLimits", "rule_limits", "param_si"]
+__all__ = ["RuleLimits", "rule_limits", "param_si", "rule_param", "listed"]
 
 
 
@@ -25,6 +25,19 @@ def param_si(params: Mapping[str, Any], key: str, default: float | None = None) 
         return float(v)
     except (TypeError, ValueError):
         return default
+
+
+def rule_param(view: Mapping[str, Any], rule_id: str, key: str) -> float | None:
+    """A parameter (SI) of a rule listed in the objects view's rules; None when the rule or the parameter is absent."""
+    for r in view.get("rules") or []:
+        if isinstance(r, Mapping) and r.get("id") == rule_id:
+            return param_si(r.get("params") or {}, key)
+    return None
+
+
+def listed(view: Mapping[str, Any], rule_id: str) -> bool:
+    """Whether the scene's rules (meta.rules, as the objects view gives them) include `rule_id`."""
+    return any((r.get("id") if isinstance(r, Mapping) else r) == rule_id for r in view.get("rules") or [])
 
 
 @dataclass

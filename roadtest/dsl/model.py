@@ -298,7 +298,8 @@ class Route(_Model):
 
 
 class Ego(_Model):
-    lane: int = Field(1, description="User lane number (1: first forward lane from the centre).")
+    lane: int = Field(1, description="User lane number (1: first forward lane from the centre; on highway_merge, "
+                                     "forward + 1 is the acceleration lane, whose route merges into lane forward).")
     s: Metres = Field(10.0, description="Start along the main road, m.")
     speed: SpeedKmh = Field(0.0, description="Initial speed: km/h in YAML, m/s in the model.")
     route: Route = Field(..., description="Goal of the ego.")

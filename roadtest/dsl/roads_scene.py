@@ -201,6 +201,8 @@ def compute_route(sc, layout: Layout, start: Spot) -> dict:
     """meta.json's `route`: lanes walked, waypoints every <= 2 m, length, goal and exit."""
     fs = layout.fwd_sign
     lane_user = start.user_lane or 1
+    if layout.kind == "highway_merge":  # from the acceleration lane the route merges into the outermost main lane
+        lane_user = min(lane_user, sc.road.lanes.forward)
     legs: list[tuple[int, int, float, float]] = []
     exit_ = None
     dist = sc.ego.route.distance

@@ -158,8 +158,14 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
 
 def _ego(scn: Scenario) -> Iterator[Found]:
     ego, road = scn.ego, scn.road
-    if not 1 <= ego.lane <= road.lanes.forward:
-        yield ("ego", "lane"), f"lane {ego.lane} does not exist (expected a forward lane: {_lanes_text(scn).split(' or ')[0]})", False
+    accel = road.lanes.forward + 1 if road.kind == "highway_merge" and road.ramp is not None else None
+    if ego.lane == accel and road.ramp is not None:
+        if not road.ramp.merge_s <= ego.s < road.ramp.merge_s + road.ramp.length:
+            yield ("ego", "lane"), (f"lane {ego.lane} is the acceleration lane, from s {road.ramp.merge_s:g} to "
+                                    f"{road.ramp.merge_s + road.ramp.length:g} m (got s {ego.s:g})"), False
+    elif not 1 <= ego.lane <= road.lanes.forward:
+        more = f" or {accel} (the acceleration lane)" if accel else ""
+        yield ("ego", "lane"), f"lane {ego.lane} does not exist (expected a forward lane: {_lanes_text(scn).split(' or ')[0]}{more})", False
     if ego.s > road.length:
         yield ("ego", "s"), f"s {ego.s:g} is beyond the road's end (length {road.length:g} m)", False
     route = ego.route
