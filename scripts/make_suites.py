@@ -70,6 +70,9 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
     "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
         {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
          "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
+    # a car from the ego's left, timed so that an ego not giving way crosses the line with it about 2.1 s
+    # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
+    "give_way_sign": {"actors": [_cross_car("left", 16)]},
     # the ego joins from the acceleration lane (lane 3) with a faster car coming up in lane 2, the lane it merges
     # into: it waits for the gap behind (the ablated expert cuts in); the car brakes for an ego that cuts in
     "merge_give_way": {"road": {"length": 320, "speed_limit": 80, "ramp": {"merge_s": 80, "length": 160}},
@@ -82,9 +85,6 @@ _L1_TWEAKS: dict[str, dict[str, Any]] = {
                              "actors": [{"id": "truck", "kind": "truck", "place": {"ahead_of": "ego", "distance": 40},
                                          "speed": 15, "behaviours": [{"action": "keep_speed"},
                                                                      {"action": "stop", "rate": 2, "trigger": {"time": 14}}]}]},
-    # a car on the main road from the left, timed so that an ego not giving way crosses the line with it about 2.5 s
-    # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
-    "give_way_sign": {"actors": [_cross_car("left", 16)]},
     # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
     # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
     "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
@@ -103,7 +103,7 @@ _OFFICER_GO_ON_RED = {"road": {"signal_plan": {"kind": "two_phase", "green": 20,
 
 # rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
 # Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
-# does not give way enters about 2.3 s before it would reach the ego (the rule asks 3 s)
+# does not give way enters with it about 2.2 s from reaching the ego (the rule asks 3 s)
 _L1_BY_SIDE: dict[str, list[tuple[list[str], dict[str, Any]]]] = {
     "right_of_way_unsignalised": [(["CN", "DE", "US"], {"actors": [_cross_car("right", 7)]}),
                                   (["JP"], {"actors": [_cross_car("left", 7)]})],
@@ -119,6 +119,36 @@ def _l1() -> list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, An
     return out
 
 
+def _merge(base: dict[str, Any], tweak: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in tweak.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+# a slow truck far ahead on a long road whose goal comes before the truck stops at the road's end
+def _truck(distance: float, speed: float) -> list[dict[str, Any]]:
+    return [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": distance}, "speed": speed,
+             "behaviours": [{"action": "keep_speed"}]}]
+
+
+def _posted(limit: int, *signs: dict[str, Any]) -> dict[str, Any]:
+    """A road posted at `limit` km/h (its sign at s = 25) with these signs beside it."""
+    return {"road": {"speed_limit": limit, "signs": [{"id": "speed_limit", "s": 25, "side": "kerb", "value": limit}, *signs]}}
+
+
+_PED_OFF_CROSSWALK = _L1_TWEAKS["no_collision_vru"]["actors"]
+# an ambulance coming up behind that waits behind an ego that does not make room
+_AMBULANCE = {"id": "ambulance", "kind": "emergency", "siren": True, "place": {"behind": "ego", "distance": 35}, "speed": 60,
+              "behaviours": [{"action": "keep_speed"}], "reacts": True}
+# a reacting ambulance the ego makes room for, then a pedestrian stepping onto the crosswalk ahead of the ego in
+# the lane it moved to (walking at 4 km/h from 35 m: the expert can still stop before the crosswalk)
+_PED_AND_AMBULANCE = {
+    "road": {"length": 400, "crosswalks": [{"s": 250, "width": 4}], "signs": [{"id": "pedestrian_crossing", "s": 220, "side": "kerb"}]},
+    "actors": [{"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 250},
+                "behaviours": [{"action": "cross_road", "speed": 4, "to": "far", "trigger": {"ego_distance": 35}}]}, _AMBULANCE],
+    "expect": {"timeout": 90}}
+
 # level -> [(rules, countries swept, extra sweep, tweaks applied to the composed scenario)]
 PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]] = {
     "L1": _l1(),
@@ -127,12 +157,34 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         (["no_lane_change_tunnel", "speed_limit"], BIG3, {}, {}),
         (["work_zone_speed", "no_overtaking_solid_line"], BIG3, {}, {}),
         (["school_zone_speed", "speed_limit"], BIG3, {}, {}),
+        (["stop_sign", "speed_limit"], BIG3, {}, {}),
+        # a posted 80 under the expressway's 100, so the expert ignoring limits (90 km/h) breaks it, above the 60 minimum
+        (["min_speed_expressway", "speed_limit"], BIG3, {}, _posted(80, {"id": "minimum_speed", "s": 30, "side": "kerb", "value": 60})),
+        # L1's cross traffic, timed for L1's 50 km/h: the road posted at 50
+        (["give_way_sign", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["give_way_sign"], _posted(50, {"id": "yield", "s": 125, "side": "kerb"}))),
+        # L1's scenes for the route rules and the bend, with a posted limit (50 where L1's timing is for 50) beside them
+        (["no_u_turn", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["no_u_turn"], _posted(30, *_L1_TWEAKS["no_u_turn"]["road"]["signs"]))),
+        (["no_entry", "school_zone_speed"], BIG3, {}, _merge(_L1_TWEAKS["no_entry"], {"road": {"signs": [
+            {"id": "school_zone", "s": 50, "side": "kerb"}, *_L1_TWEAKS["no_entry"]["road"]["signs"]]}})),
+        (["driving_side", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["driving_side"], _posted(50))),
     ],
     "L3": [
         (["speed_limit", "safe_distance"], BIG3, {}, {}),
         (["school_zone_speed", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
         (["no_overtaking_solid_line", "safe_distance"], BIG3, {}, {}),
         (["speed_limit", "yield_pedestrian_crosswalk"], BIG3, {}, {}),
+        (["time_to_collision", "school_zone_speed"], BIG3, {}, {}),
+        (["no_collision_vehicle", "work_zone_speed"], BIG3, {}, {}),
+        (["vru_lateral_clearance", "speed_limit"], BIG3, {}, {}),
+        # L1's light timing at a posted 50: yellow comes on when the ego could still stop comfortably
+        (["yellow_light", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["yellow_light"], _posted(50))),
+        # L1's pedestrian crossing away from any crosswalk
+        (["no_collision_vru", "speed_limit"], BIG3, {}, _merge(_posted(30), {"road": {"crosswalks": []}, "actors": _PED_OFF_CROSSWALK})),
+        (["no_stopping", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["no_stopping"], _posted(30, *_L1_TWEAKS["no_stopping"]["road"]["signs"]))),
+        (["merge_give_way", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["merge_give_way"], _posted(60))),
+        # right-hand traffic (priority from the right), L1's timing at L1's 50 km/h
+        (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _merge(_L1_BY_SIDE["right_of_way_unsignalised"][0][1], _posted(50))),
+        (["solid_line_exception", "speed_limit"], BIG3, {}, _L1_TWEAKS["solid_line_exception"]),
     ],
     "L4": [
         (["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], BIG3, {"environment.weather": ["fog_dense", "fog_light"]}, {}),
@@ -140,20 +192,39 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
          {"environment": {"weather": "rain_heavy", "time": "23:00"}}),
         (["school_zone_speed", "yield_pedestrian_crosswalk", "speed_limit"], BIG3, {},
          {"environment": {"weather": "rain_light", "time": "23:00"}}),
+        # dense fog, a cyclist to pass and L1's pedestrian crossing away from any crosswalk
+        (["fog_speed_limit", "no_collision_vru", "vru_lateral_clearance"], BIG3, {}, {
+            "road": {"crosswalks": [], "signs": []}, "expect": {"timeout": 90}, "actors": _PED_OFF_CROSSWALK + [
+                {"id": "cyclist", "kind": "bicycle", "place": {"ahead_of": "ego", "distance": 40}, "speed": 15,
+                 "behaviours": [{"action": "keep_speed"}]}]}),
+        # dense fog on a CN expressway: a truck at the 40 km/h fog cap, beyond the 100 m fog gap
+        (["fog_expressway", "expressway_distance", "safe_distance"], ["CN"], {},
+         {"ego": {"speed": 15, "route": {"distance": 200}}, "road": {"length": 600}, "actors": _truck(130, 40), "expect": {"timeout": 90}}),
+        # a night expressway, two lanes through a long tunnel, behind a 40 km/h truck: no passing, 50 m behind it
+        (["expressway_distance", "no_lane_change_tunnel", "speed_limit"], ["CN"], {},
+         {"environment": {"time": "23:00"}, "road": {"length": 600, "lanes": {"forward": 2}, "markings": {"lanes": "broken_white"},
+                                                   "sections": [{"kind": "tunnel", "s_start": 60, "s_end": 480}]},
+          "ego": {"route": {"distance": 380}}, "actors": _truck(90, 40)}),
+        # a US road at night posted above the night cap (65 mph), free for 250 m up to a 60 km/h truck
+        (["night_speed", "no_overtaking_solid_line", "safe_distance"], ["US"], {"environment.weather": ["clear", "rain_light"]},
+         {"environment": {"time": "23:00"}, "road": {"length": 900, "speed_limit": 120}, "ego": {"speed": 90, "route": {"distance": 500}},
+          "actors": _truck(250, 60), "expect": {"timeout": 90}}),
     ],
     "L5": [
         (["yield_emergency_vehicle", "no_overtaking_solid_line", "safe_distance"], WITH_JP, {}, _EV),
         (["yield_emergency_vehicle", "no_lane_change_tunnel", "safe_distance"], BIG3, {}, _EV),
         (["red_light", "officer_signal"], BIG3, {}, _OFFICER_GO_ON_RED),
+        # pedestrian safety over emergency vehicles: the ego makes room, but never by entering a crosswalk in use
+        (["yield_pedestrian_crosswalk", "yield_emergency_vehicle"], BIG3, {}, _PED_AND_AMBULANCE),
+        # emergency vehicles over command personnel: L1's officer holds the ego's approach for 18 s with an ambulance
+        # behind; the ego makes room before the line instead of standing there in the ambulance's way
+        (["yield_emergency_vehicle", "officer_signal"], BIG3, {}, _merge(_L1_TWEAKS["officer_signal"], {
+            "actors": [*_L1_TWEAKS["officer_signal"]["actors"], _AMBULANCE], "expect": {"timeout": 90}})),
+        # traffic lights over traffic signs: stopping at red on an expressway with an at-grade junction drops below the minimum
+        # (two lanes each way: every arm of a signalised junction has lanes toward it)
+        (["red_light", "min_speed_expressway"], BIG3, {}, {"road": {"lanes": {"backward": 2}}}),
     ],
 }
-
-
-def _merge(base: dict[str, Any], tweak: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in tweak.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def _fit_route(sc: dict[str, Any]) -> None:

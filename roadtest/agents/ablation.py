@@ -37,10 +37,6 @@ ABLATIONS: dict[str, str] = {
     "vru_lateral_clearance": "the clearance kept around pedestrians and cyclists (0.4 m as for cars, when following and passing)",
     "no_overtaking_solid_line": "the mark's ban on crossing when it passes a slow road user",
     "no_lane_change_tunnel": "the tunnel's ban on changing lanes when it passes a slow road user",
-    "solid_line_exception": "the exception's limits (where the scene grants it, it crosses a solid line to pass any "
-                            "slow road user, moving or standing, near or far); the mark's ban elsewhere stays",
-    "merge_give_way": "the look behind before moving into another lane (the time gap, and the 30 m kept clear when "
-                      "pulling out to pass or make way); a vehicle alongside still stops it",
     "give_way_sign": "waiting at a give-way or stop sign for crossing traffic (a vehicle in its path is still an obstacle)",
     "right_of_way_unsignalised": "waiting at an unsignalised junction for a vehicle from the right (left in "
                                  "left-hand traffic; a vehicle in its path is still an obstacle)",
@@ -49,6 +45,10 @@ ABLATIONS: dict[str, str] = {
     "no_entry": "refusing a route past a no-entry sign (it stops before the junction that leads there and waits)",
     "no_u_turn": "refusing a route that turns back where a no-U-turn sign stands (it stops before the turn and waits)",
     "min_speed_expressway": "the floor at the rule's minimum speed (where no maximum is posted it keeps its 50 km/h default)",
+    "solid_line_exception": "the exception's limits (where the scene grants it, it crosses a solid line to pass any "
+                            "slow road user, moving or standing, near or far); the mark's ban elsewhere stays",
+    "merge_give_way": "the look behind before moving into another lane (the time gap, and the 30 m kept clear when "
+                      "pulling out to pass or make way); a vehicle alongside still stops it",
 }
 
 

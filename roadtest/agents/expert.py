@@ -23,8 +23,8 @@ from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
 from roadtest.agents.lane_gap import LANE_END_MARGIN, gap_gate, lane_taken
 from roadtest.agents.junction_yield import junction_hold
-from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.officer import officer_command
+from roadtest.agents.min_speed import raise_to_minimum
 from roadtest.agents.overtake import Overtaker
 from roadtest.agents.route_law import RouteLaw
 from roadtest.agents.rules import RuleLimits, rule_limits

@@ -207,7 +207,6 @@ def _level(rules: Sequence[Rule], facts: dict[str, str]) -> str:
 
 def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
     length = road["length"]
-    two = road["lanes"]["forward"] > 1
     if need in ("slow_lead", "lead_vehicle"):
         kind, speed = ("truck", 15) if need == "slow_lead" else ("vehicle", 25)
         return [{"id": "lead", "kind": kind, "place": {"ahead_of": "ego", "distance": 40}, "speed": speed,
@@ -232,9 +231,9 @@ def _actors_for(need: str, road: dict[str, Any]) -> list[dict[str, Any]]:
     if need == "merging_vehicle" and road.get("ramp"):
         return [{"id": "merger", "kind": "vehicle", "place": {"lane": 2, "s": road["ramp"]["merge_s"] - 40},
                  "speed": 60, "behaviours": [{"action": "keep_speed"}]}]
-    if need == "cross_traffic" and two:
-        return []
-    return []  # cross traffic on another arm is not placeable in the scenario language yet: add it by hand
+    # cross traffic (a car on a junction arm, `place: {arm: ...}`) is timed against the ego's approach and its arm
+    # depends on the driving side: scripts/make_suites.py adds it per scene
+    return []
 
 
 def fit_emergency_scene(scenario: dict[str, Any]) -> None:

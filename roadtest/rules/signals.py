@@ -72,7 +72,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "unreasoned_stop_time": ("s", "how long the ego has stood still with no reason (lead, line, light, pedestrian, EV, goal, "
                                   "or a stop the route asks for within TASK_REACH past its spot, but never in a no-stopping zone)"),
     "in_no_stopping": ("±1", "some part of the ego inside a no-stopping zone"),
-    "junction_entered": ("±1", "ego front crossed a give-way line, or entered a new road (a junction) this tick"),
+    "junction_entered": ("±1", "ego front crossed a give-way line, or entered a junction's road this tick (any new road "
+                               "when meta.map has no junction_roads)"),
     "cross_tta": ("s", "at that tick, least time for crossing traffic to reach the ego; NONE otherwise"),
     "lane_change_rear_gap": ("s", "at a lane change, least time gap of a vehicle behind in the new lane; NONE otherwise"),
     "vru_lat_gap": ("m", "least lateral clearance to a moving pedestrian or cyclist alongside; NONE"),
@@ -175,6 +176,8 @@ class _Scene:
         self.light_keys = {str(lt.get("id")): [str(k) for k in (lt.get("signal_id"), lt.get("id")) if k is not None]
                            for lt in sc.get("lights") or []}
         self.stop_lines = [_line_for(sg, lines) for sg in signs if _is_stop_sign(sg)]
+        # a give-way sign governs traffic moving the way it faces along its road (+1 with s, -1 against, 0 unknown)
+        self.give_way_dir = [{"forward": 1, "backward": -1}.get(str(sg.get("direction")), 0) for sg in signs if _is_give_way(sg)]
         self.give_way = [_line_for(sg, lines) for sg in signs if _is_give_way(sg)]
         taken = {(str(r), round(s, 3)) for _, r, s in every_light} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
         self.plain_lines = [(ln.get("road"), float(ln["s"])) for ln in lines
@@ -187,6 +190,8 @@ class _Scene:
         self.route_legs = [(str(lg.get("road")), float(lg.get("s_start", 0.0)), float(lg.get("s_end", 0.0))) for lg in legs]
         self.task_stops = [(st.get("road"), float(st.get("s", 0.0))) for st in (meta.get("route") or {}).get("stops") or []]
         self.officers = [str(a.get("id")) for a in sc.get("actors") or [] if "officer" in str(a.get("kind", ""))]
+        roads = (meta.get("map") or {}).get("junction_roads")
+        self.junction_roads = None if roads is None else {str(r) for r in roads}  # None: unknown, any new road counts
 
     def light_state(self, signals: Mapping[str, str], light_id: str | None) -> str:
         """The state of a light, looked up by signal id, then light id; "" when unknown."""
@@ -350,8 +355,10 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         ev_time = ev_time + trace.tick if ev_behind else 0.0
         v["ev_behind"], v["ev_blocked_time"] = _b(ev_behind), ev_time
         # junction entry and lane-change gaps
-        gw_crossed = same_prev and any(_crossed(s, front0, front, d) for r, s in sc.give_way if _road_ok({"road": r}, road))
-        new_road = prev is not None and prev.lane is not None and ln is not None and not same_prev
+        gw_crossed = same_prev and any(_crossed(s, front0, front, d) for (r, s), gd in zip(sc.give_way, sc.give_way_dir)
+                                       if _road_ok({"road": r}, road) and gd in (0, d))
+        new_road = prev is not None and prev.lane is not None and ln is not None and not same_prev and (
+            sc.junction_roads is None or road in sc.junction_roads)  # leaving a junction onto its exit arm is no entry
         entered = gw_crossed or plain_crossed or (new_road and not sc.give_way and not sc.plain_lines)
         v["junction_entered"] = _b(entered)
         v["cross_tta"] = _cross_tta(st, e) if entered else NONE

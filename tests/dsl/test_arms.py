@@ -115,3 +115,34 @@ def test_bundle_puts_the_arm_actor_on_its_lane_position(tmp_path):
     meta = json.loads((bundle / "meta.json").read_text())
     (car,) = meta["scene"]["actors"]
     assert (car["start"]["road"], car["start"]["lane"], car["start"]["s"]) == ("4", 1, 70.0)
+
+
+def test_an_arms_lanes_toward_the_junction_are_the_approachs_backward_lanes():
+    # one lane toward the junction on the approach, two away from it: so two toward it on every other arm
+    sc = Scenario.model_validate({
+        "name": "arms", "country": "DE",
+        "road": {"kind": "intersection", "length": L, "lanes": {"forward": 1, "backward": 2, "width": W}},
+        "ego": {"lane": 1, "s": 10, "speed": 30, "route": {"exit": "straight"}},
+        "actors": [{"id": "a", "kind": "vehicle", "place": {"lane": 1, "s": 60, "arm": "left"}},
+                   {"id": "b", "kind": "vehicle", "place": {"right_of": "a", "distance": 10}}]})
+    spots = resolve_places(sc, build_layout(sc))
+    r = 2 * W + 2.0 + 4.0  # the junction radius grows with the wider side: 2 lanes * 3.5 + sidewalk + 4
+    # b: the eastbound driver's right of lane 1 is lane 2, 10 m further along (toward the junction), 1.5 lanes south
+    assert (spots["b"].user_lane, spots["b"].lane, str(spots["b"].road)) == (2, 2, "4")
+    assert (round(spots["b"].x, 6), round(spots["b"].y, 6)) == (round(-(r + 60), 6), -1.5 * W)
+
+
+def test_layout_place_refuses_an_arm_the_road_lacks():
+    from roadtest.errors import FieldError
+
+    straight = Scenario.model_validate({"name": "s", "road": {"kind": "straight", "length": 100},
+                                        "ego": {"lane": 1, "s": 10, "route": {"distance": 50}}})
+    with pytest.raises(FieldError, match="a straight road has no junction arms") as e:
+        build_layout(straight).place("left", 10.0, 1, field="actors.0.place.arm")
+    assert e.value.field == "actors.0.place.arm"
+    tee = build_layout(scenario("DE", [], kind="t_junction"))
+    with pytest.raises(FieldError, match="a t_junction has no 'opposite' arm"):
+        tee.place("opposite", 10.0, 1)
+    # the approach is the main road: main-road s and the forward lane's OpenDRIVE id (right-hand: -1)
+    assert tee.place(None, 30.0, 1) == (1, 30.0, -1)
+    assert tee.place("right", 30.0, 1) == (2, L - 30.0, 1)

@@ -132,3 +132,35 @@ def test_ambulance_waits_behind_an_ego_that_does_not_yield(repo_root, tmp_path):
     row = run_variant(str(bundle.root), tick=0.05, lane_follower=False)
     assert row["expert"]["verdicts"] == {"yield_emergency_vehicle": "satisfied"}
     assert row["ignoring"]["yield_emergency_vehicle"]["verdicts"] == {"yield_emergency_vehicle": "violated"}
+
+
+# scene file -> (rule, country): cross traffic on a junction arm, one car with priority over the ego
+JUNCTION = {("give_way_sign", "CN"): "give_way_sign", ("give_way_sign", "JP"): "give_way_sign",
+            ("right_of_way_unsignalised", "US"): "right_of_way_unsignalised",
+            ("right_of_way_unsignalised_jp", "JP"): "right_of_way_unsignalised"}
+
+
+def test_junction_scenes_put_a_car_with_priority_on_an_arm(repo_root):
+    """Right before left: the car comes from the ego's right, from its left in left-hand JP; at a give-way sign any
+    crossing car has priority."""
+    assert _scene(repo_root, "right_of_way_unsignalised")["actors"][0]["place"]["arm"] == "right"
+    assert _scene(repo_root, "right_of_way_unsignalised")["sweep"]["country"] == ["CN", "DE", "US"]
+    assert _scene(repo_root, "right_of_way_unsignalised_jp")["actors"][0]["place"]["arm"] == "left"
+    assert _scene(repo_root, "right_of_way_unsignalised_jp")["sweep"]["country"] == ["JP"]
+    give = _scene(repo_root, "give_way_sign")
+    assert [s["id"] for s in give["road"]["signs"]] == ["yield"] and give["actors"][0]["place"]["arm"] in ("left", "right")
+
+
+@pytest.mark.parametrize("scene, country", sorted(JUNCTION))
+def test_expert_gives_way_and_the_ablated_expert_is_caught(repo_root, tmp_path, scene, country):
+    """The full expert waits until the car has passed; the one ignoring the rule enters with it under the rule's
+    3 s away and is caught by the rule's monitor, not by a crash (the car brakes for it: both runs complete)."""
+    from roadtest.runner.coverage import run_variant
+
+    rule = JUNCTION[(scene, country)]
+    bundle = _bundle(repo_root, tmp_path, scene, country)
+    row = run_variant(str(bundle.root), tick=0.05, lane_follower=False)
+    assert row["expert"]["termination"] == "completed" and row["feasible"]
+    assert row["expert"]["verdicts"] == {rule: "satisfied"}
+    assert row["ignoring"][rule]["verdicts"] == {rule: "violated"}
+    assert row["ignoring"][rule]["termination"] == "completed"

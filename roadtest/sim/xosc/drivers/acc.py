@@ -4,10 +4,10 @@ Behaviour learnt from esmini v3.6 (ControllerACC): the lead is the nearest entit
 entity very close in front of the bumper); the speed command blends a distance term and a speed-difference term.
 Properties: timeGap (s, default 1.5), setSpeed (m/s), lateralDist (m, default 5), mode (override|additive,
 default additive), virtual (true: compute only, the default controller keeps driving).
-roadtest's own property crossingPath (true|false, default false; esmini ignores it): an entity whose box lies
-in the corridor ahead along the heading (CROSSING_MARGIN either side of the own width) counts as a lead too,
-at its speed along that heading, so a car with priority brakes for a car that crosses in front of it in a
-junction, where no lane joins the two.
+roadtest's own property crossingPath (true|false, default false; esmini ignores it): an entity whose box lies,
+or moving on at its speed will lie within CROSSING_HORIZON s, in the corridor ahead along the heading
+(CROSSING_MARGIN either side of the own width) counts as a lead too, at its speed along that heading, so a
+car with priority brakes for a car that crosses in front of it in a junction, where no lane joins the two.
 roadtest's own property obeySignals (true|false, default false; esmini ignores it): a red light ahead on its lane
 (a dynamic OpenDRIVE signal valid for the lane) counts as a standing lead 1 m past its stop line, unless it is too
 close to stop within STOP_HARD; a yellow one likewise when it can stop within STOP_COMFORT.
@@ -224,6 +224,7 @@ class ACC(DriverModel):
     MIN_DIST = 3.0  # m kept to the lead at standstill
     ACCEL_FACTOR = 0.7
     CROSSING_MARGIN = 0.5  # m beside the own box that counts as "in the path" (crossingPath)
+    CROSSING_HORIZON = 1.5  # s ahead that an entity about to cross the path is braked for (crossingPath)
 
     def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
@@ -265,6 +266,19 @@ class ACC(DriverModel):
             self.default(engine, t_next)
         e.speed = speed
 
+    def _crossing_gap(self, e: Any, o: Any, seen: Seen, cur: float) -> float | None:
+        """Free space ahead to where `o`, moving on at its speed and heading, stands in this entity's path within
+        CROSSING_HORIZON s while still ahead of its front (which moves on at `cur`); None when it never does."""
+        for k in range(int(self.CROSSING_HORIZON / 0.25) + 1):
+            tau = 0.25 * k
+            at = copy.copy(seen)
+            at.x += o.speed * math.cos(seen.h) * tau
+            at.y += o.speed * math.sin(seen.h) * tau
+            y_loc, x_loc = freespace_lat_long(e, o, at)
+            if abs(y_loc) < self.CROSSING_MARGIN and x_loc - cur * tau > 0.0:
+                return x_loc
+        return None
+
     def _command(self, engine: Any, e: Any) -> float:
         """The speed for the next tick from the lead (if any) and the set speed."""
         dt, cur = engine.tick, self.current
@@ -290,9 +304,9 @@ class ACC(DriverModel):
                 if n == self.name or not o.active or o is lead:
                     continue
                 seen = predicted(engine, self.name, n)
-                y_loc, x_loc = freespace_lat_long(e, o, seen)
-                if 0 < x_loc < min(min_gap, lookahead) and abs(y_loc) < self.CROSSING_MARGIN:
-                    min_gap, lead, lead_speed = x_loc, o, max(0.0, o.speed * math.cos(seen.h - e.h))
+                gap = self._crossing_gap(e, o, seen, cur)
+                if gap is not None and gap < min(min_gap, lookahead):
+                    min_gap, lead, lead_speed = gap, o, max(0.0, o.speed * math.cos(seen.h - e.h))
         if self.obey_signals:
             stop = self._signal_stop(engine, e, cur)
             if stop is not None and stop[0] < min_gap:
