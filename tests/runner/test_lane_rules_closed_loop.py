@@ -7,25 +7,11 @@ from __future__ import annotations
 import math
 
 import pytest
-import yaml
+from l1_scenes import l1_bundle as _bundle, l1_scene as _scene
 
 KMH = 1 / 3.6
 
 
-def _scene(repo_root, rule: str) -> dict:
-    return yaml.safe_load((repo_root / "scenarios" / "composed" / "L1" / f"{rule}.yaml").read_text())
-
-
-def _bundle(repo_root, tmp_path, rule: str, country: str):
-    from roadtest.bundle import load_bundle
-    from roadtest.dsl.bundle_writer import write_bundle
-    from roadtest.dsl.suite import iter_target
-
-    for _source, result in iter_target(repo_root / "scenarios" / "composed" / "L1" / f"{rule}.yaml"):
-        for variant in result:
-            if variant.sweep.get("country") == country:
-                return load_bundle(write_bundle(variant, tmp_path))
-    raise AssertionError(f"no {country} variant of {rule}")
 
 
 def test_merge_scene_puts_the_rear_gap_to_the_test(repo_root):
