@@ -21,7 +21,6 @@ __all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command
 
 DEFAULT_FACTS = {"road": "urban", "junction": "none", "center_marking": "dashed", "lane_change": "permitted",
                  "visibility": "normal", "light": "day", "zone": "none", "traffic": "two_way"}
-YELLOW_CENTRE = frozenset({"CN", "US", "CA", "KR"})
 # roadtest's default limits per road kind, km/h at the YAML surface
 DECORATIVE = frozenset({"tunnel", "pedestrian_crossing", "school_zone", "work_zone"})
 ROAD_LIMIT = {"urban": 50, "rural": 80, "expressway": 100}
@@ -81,9 +80,9 @@ def merge_contexts(rules: Sequence[Rule], country: str) -> Composition:
     return Composition([r.id for r in rules], country, facts, actors, signs, governing, conflicts)
 
 
-def _marking(style: str, country: str) -> str:
-    colour = "yellow" if country in YELLOW_CENTRE else "white"
-    return {"solid": f"solid_{colour}", "dashed": f"broken_{colour}", "none": "none"}[style]
+def _marking(style: str) -> str:
+    """The centre line's style without a colour, so each country a composed scene is swept over draws its own."""
+    return {"solid": "solid", "dashed": "broken", "none": "none"}[style]
 
 
 def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: dict[str, Rule] | None = None,
@@ -113,7 +112,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
         limit = 30  # a posted limit below the usual urban figure, so the sign matters
     road: dict[str, Any] = {"kind": kind, "length": length, "lanes": {"forward": fwd, "backward": backward, "width": 3.5},
                             "speed_limit": limit,
-                            "markings": {"center": _marking(f["center_marking"], country)}}
+                            "markings": {"center": _marking(f["center_marking"])}}
     if fwd > 1:
         road["markings"]["lanes"] = "solid_white" if f["lane_change"] == "forbidden" else "broken_white"
     if kind == "highway_merge":

@@ -39,7 +39,7 @@ from roadtest.units import KMH
 
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
-    "LEFT_HAND_COUNTRIES", "MARKINGS", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
+    "LEFT_HAND_COUNTRIES", "MARKINGS", "YELLOW_CENTRE_COUNTRIES", "centre_colour", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
     "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place",
@@ -136,11 +136,19 @@ class Environment(_Model):
 # ---------------------------------------------------------------- road
 
 _STYLES = ["solid", "broken", "solid_solid", "solid_broken", "broken_solid"]
-MARKINGS = [f"{s}_{c}" for s in _STYLES for c in ("white", "yellow")] + ["none"]
+MARKINGS = [f"{s}_{c}" for s in _STYLES for c in ("white", "yellow")] + _STYLES + ["none"]
+# a style without a colour takes the country's: the centre line's (below), white between lanes and at edges
 Marking = Literal[
     "solid_white", "solid_yellow", "broken_white", "broken_yellow", "solid_solid_white", "solid_solid_yellow",
-    "solid_broken_white", "solid_broken_yellow", "broken_solid_white", "broken_solid_yellow", "none",
+    "solid_broken_white", "solid_broken_yellow", "broken_solid_white", "broken_solid_yellow",
+    "solid", "broken", "solid_solid", "solid_broken", "broken_solid", "none",
 ]
+YELLOW_CENTRE_COUNTRIES = frozenset({"CN", "US", "CA", "KR", "BR", "MX"})
+
+
+def centre_colour(country: str) -> str:
+    """Colour of the line between the two directions where a scenario names only its style."""
+    return "yellow" if country.upper() in YELLOW_CENTRE_COUNTRIES else "white"
 
 
 class Lanes(_Model):
@@ -150,9 +158,11 @@ class Lanes(_Model):
 
 
 class Markings(_Model):
-    """Lane boundary markings: style_colour; 'solid_broken' means solid on the left as seen along s."""
+    """Lane boundary markings: style_colour, or a style alone for the country's colour; 'solid_broken' means solid
+    on the left as seen along s."""
 
-    center: Marking | None = Field(None, description="Between the two directions; default: country style (yellow in CN/US, white elsewhere), broken.")
+    center: Marking | None = Field(None, description="Between the two directions; default broken; a style without a "
+                                                     "colour (solid, broken, ...) takes the country's (yellow in CN/US, white elsewhere).")
     lanes: Marking = Field("broken_white", description="Between lanes of the same direction.")
     edge: Marking = Field("solid_white", description="Outer road edges.")
 

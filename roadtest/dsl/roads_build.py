@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from roadtest.dsl.model import driver_side, driving_side
+from roadtest.dsl.model import centre_colour
 from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RefLine, RoadPiece
 from roadtest.errors import FieldError
 
@@ -29,11 +30,12 @@ MERGE_TAPER = 40.0  # m over which the acceleration lane narrows to zero
 CURVE_SPIRAL = 30.0  # m: longest clothoid leading into and out of a curve
 
 
-def mark_style(marking: str | None) -> tuple[str, str]:
-    """Model marking 'solid_solid_yellow' -> OpenDRIVE roadMark (type 'solid solid', color 'yellow')."""
+def mark_style(marking: str | None, colour: str = "white") -> tuple[str, str]:
+    """Model marking 'solid_solid_yellow' -> OpenDRIVE roadMark (type 'solid solid', color 'yellow'); a style
+    without a colour ('solid_solid') gets `colour`."""
     if not marking or marking == "none":
         return "none", "standard"
-    style, color = marking.rsplit("_", 1)
+    style, color = marking.rsplit("_", 1) if marking.endswith(("_white", "_yellow")) else (marking, colour)
     return style.replace("_", " "), color
 
 
@@ -124,9 +126,7 @@ def _edge_lanes(sign: int, n: int, width: float, sc, speed, outer: str | None) -
 def _center(road, country: str) -> tuple[str, str]:
     if road.lanes.backward == 0:
         return mark_style(road.markings.edge)
-    if road.markings.center:
-        return mark_style(road.markings.center)
-    return "broken", "yellow" if country in ("CN", "US", "CA", "KR", "BR", "MX") else "white"
+    return mark_style(road.markings.center or "broken", centre_colour(country))
 
 
 def _sections(road, fwd_sign: int, length: float, s_offset: float, outer: str | None,

@@ -30,11 +30,11 @@ def test_rule_outside_its_jurisdictions_is_refused():
 def test_scene_requirements_are_merged():
     sc = compose_scenario(["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"], "CN", CAT)
     assert sc["environment"]["weather"] == "fog_dense"
-    assert sc["road"]["markings"]["center"] == "solid_yellow"
+    assert sc["road"]["markings"]["center"] == "solid"  # the colour is each swept country's
     assert [a["kind"] for a in sc["actors"]] == ["truck"]
     assert sc["level"] == "L4" and sc["rules"] == ["fog_speed_limit", "no_overtaking_solid_line", "safe_distance"]
     de = compose_scenario(["no_overtaking_solid_line"], "DE", CAT)
-    assert de["road"]["markings"]["center"] == "solid_white"
+    assert de["road"]["markings"]["center"] == "solid"  # white in DE: tests/dsl/test_centre_colour.py
     stop = compose_scenario(["stop_sign"], "JP", CAT)
     assert stop["road"]["kind"] == "t_junction" and stop["ego"]["route"] == {"exit": "left"}
     assert {s["id"] for s in stop["road"]["signs"]} == {"stop"} and stop["road"]["stop_lines"]
