@@ -39,7 +39,7 @@ from roadtest.units import KMH
 
 __all__ = [
     "KMH", "WEATHER_PRESETS", "TIME_PRESETS", "ACTOR_DIMENSIONS", "STATIC_KINDS", "PEDESTRIAN_KINDS",
-    "LEFT_HAND_COUNTRIES", "MARKINGS", "YELLOW_CENTRE_COUNTRIES", "centre_colour", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
+    "LEFT_HAND_COUNTRIES", "MARKINGS", "YELLOW_CENTRE_COUNTRIES", "JUNCTION_KINDS", "centre_colour", "driving_side", "driver_side", "sun_elevation", "lane_order", "resolve_placements",
     "ARMS", "Arm", "resolve_arms",
     "Environment", "Lanes", "Markings", "Section", "Crosswalk", "StopLine", "LightPhase",
     "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place",
@@ -143,6 +143,7 @@ Marking = Literal[
     "solid_broken_white", "solid_broken_yellow", "broken_solid_white", "broken_solid_yellow",
     "solid", "broken", "solid_solid", "solid_broken", "broken_solid", "none",
 ]
+JUNCTION_KINDS = ("intersection", "t_junction", "roundabout")  # road kinds with junction arms
 YELLOW_CENTRE_COUNTRIES = frozenset({"CN", "US", "CA", "KR", "BR", "MX"})
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from roadtest.dsl.model import driver_side, driving_side
-from roadtest.dsl.model import centre_colour
+from roadtest.dsl.model import JUNCTION_KINDS, centre_colour, driver_side, driving_side
 from roadtest.dsl.roads_geom import LaneSpec, LinkSpec, RefLine, RoadPiece
 from roadtest.errors import FieldError
 
@@ -23,7 +22,6 @@ SIDEWALK_WIDTH = 2.0  # m
 JUNCTION_ID = 1
 ARM_IDS = {"approach": 1, "right": 2, "straight": 3, "left": 4}
 YAML_ARMS = {"left": "left", "right": "right", "opposite": "straight"}  # model.Arm -> the layout's arm name
-JUNCTION_KINDS = ("intersection", "t_junction", "roundabout")
 _ARM_ANGLE = {"approach": -math.pi / 2, "right": 0.0, "straight": math.pi / 2, "left": math.pi}
 MERGE_JUNCTION_LENGTH = 10.0  # m of main road inside the merge junction
 MERGE_TAPER = 40.0  # m over which the acceleration lane narrows to zero

@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from roadtest.rules.catalogue_model import catalogue_dir
-from roadtest.dsl.model import (ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, Scenario,
+from roadtest.dsl.model import (ACTOR_DIMENSIONS, JUNCTION_KINDS, PEDESTRIAN_KINDS, STATIC_KINDS, Scenario,
                                 lane_order, resolve_arms, resolve_placements)
 
 __all__ = ["schema_json", "semantic_problems", "known_rule_ids", "RULES_DIR", "JUNCTION_KINDS"]
 
 RULES_DIR = catalogue_dir()
-JUNCTION_KINDS = frozenset({"intersection", "t_junction", "roundabout"})
 _SIDE_KINDS = PEDESTRIAN_KINDS | STATIC_KINDS | {"bicycle"}
 _EXITS = {"intersection": {"left", "straight", "right"}, "t_junction": {"left", "right"},
           "roundabout": {"left", "straight", "right"}}
