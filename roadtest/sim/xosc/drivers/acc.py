@@ -285,10 +285,11 @@ class ACC(DriverModel):
         lookahead = max(50.0, 2 * self.MIN_DIST + cur * cur / max(e.max_decel, 1e-9))
         min_gap, lead = LARGE, None
         here = predicted(engine, self.name, self.name)
+        seen_of: dict[str, Seen] = {}
         for n, o in engine.entities.items():
             if n == self.name or not o.active:
                 continue
-            seen = predicted(engine, self.name, n)
+            seen = seen_of[n] = predicted(engine, self.name, n)
             d = road_delta(engine, e, here, o, seen, False, lookahead)
             if d is not None:
                 gap = gap_between(e, o, d.ds, d.same_dir)
@@ -300,10 +301,15 @@ class ACC(DriverModel):
                     min_gap, lead = x_loc, o
         lead_speed = lead.speed if lead is not None else 0.0
         if self.crossing:
-            for n, o in engine.entities.items():
-                if n == self.name or not o.active or o is lead:
+            for n, seen in seen_of.items():
+                o = engine.entities[n]
+                if o is lead:
                     continue
-                seen = predicted(engine, self.name, n)
+                # free space is at least the centres' distance less both half-diagonals, and it shrinks by at most
+                # o's travel within the horizon: farther than that, o cannot become a closer lead
+                reach = min(min_gap, lookahead) + o.speed * self.CROSSING_HORIZON + e.length + e.width + o.length + o.width
+                if math.hypot(seen.x - here.x, seen.y - here.y) > reach:
+                    continue
                 gap = self._crossing_gap(e, o, seen, cur)
                 if gap is not None and gap < min(min_gap, lookahead):
                     min_gap, lead, lead_speed = gap, o, max(0.0, o.speed * math.cos(seen.h - e.h))
