@@ -15,7 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from roadtest.agents.rules import param_si
+from roadtest.agents.rules import rule_param
+from roadtest.rules.signals import NON_VEHICLES  # what the monitor's cross_tta does not count
 
 __all__ = ["GIVE_WAY", "RIGHT_OF_WAY", "JunctionHold", "junction_hold", "priority_over_ego"]
 
@@ -26,8 +27,6 @@ LINE_MATCH = 15.0  # m: a stop line this close to the give-way sign is the one i
 JUNCTION_REACH = 40.0  # m: a sign or line this far before the junction belongs to it
 CROSSING = 0.7  # |sin| of the relative heading above which a vehicle crosses the ego's path
 COMMITTED_DECEL = 4.0  # m/s^2: when stopping before the line needs more, the ego is committed and goes on
-_NOT_VEHICLES = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist", "static", "cone",
-                           "barrier", "prop"})
 _PRIORITY_SIGNS = ("priority_road",)
 
 
@@ -44,16 +43,9 @@ def _kind(sign: Mapping[str, Any]) -> str:
     return str(sign.get("kind") or sign.get("id") or "").lower()
 
 
-def _rule_gap(view: Mapping[str, Any], rule_id: str) -> float:
-    for r in view.get("rules") or []:
-        if isinstance(r, Mapping) and r.get("id") == rule_id:
-            return param_si(r.get("params") or {}, "min_time_gap", DEFAULT_GAP) or DEFAULT_GAP
-    return DEFAULT_GAP
-
-
 def priority_over_ego(actor: Mapping[str, Any], rule: str, left_hand: bool) -> bool:
     """Whether a moving vehicle (objects-sensor entry, ego frame) crosses toward the ego with priority under `rule`."""
-    if str(actor.get("kind", "")).lower() in _NOT_VEHICLES or float(actor.get("speed", 0.0)) < 0.5:
+    if str(actor.get("kind", "")).lower() in NON_VEHICLES or float(actor.get("speed", 0.0)) < 0.5:
         return False
     h, x, y = float(actor.get("h", 0.0)), float(actor.get("x", 0.0)), float(actor.get("y", 0.0))
     if abs(math.sin(h)) < CROSSING:
@@ -99,7 +91,7 @@ def junction_hold(view: Mapping[str, Any], ego: Mapping[str, Any], speed: float,
     if gap < 0.0 or speed * speed / (2.0 * max(gap, 0.05)) > COMMITTED_DECEL:
         return None
     t_line = gap / max(speed, 1.0) if speed > 1.0 else math.sqrt(2.0 * max(gap, 0.0) / 1.5)
-    need = _rule_gap(view, rule) + MARGIN + t_line
+    need = (rule_param(view, rule, "min_time_gap") or DEFAULT_GAP) + MARGIN + t_line
     left_hand = str(view.get("driving_side", "right")) == "left"
     width = float(ego.get("width", 1.8))
     for a in view.get("actors") or []:
