@@ -12,6 +12,7 @@ import math
 from typing import Any, Mapping
 
 from roadtest.agents.rules import rule_param
+from roadtest.rules.signals import NON_VEHICLES  # what the monitor's rear gap does not count
 
 __all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "LANE_END_MARGIN", "needed_gap", "rear_blocker", "alongside",
            "lane_taken", "gap_gate"]
@@ -24,8 +25,6 @@ HALF_CHANGE = 1.5  # s from the start of a lane change until the ego's centre is
 LANE_HALF = 2.0  # m: an actor within this of the target lane's centre (route frame) is in that lane
 LANE_END_MARGIN = 20.0  # m short of a lane's end (an acceleration lane's taper) the expert waits to merge
 WAIT_DECEL = 3.0  # m/s^2: while waiting it keeps a speed it can stop from at this rate within the lane in sight
-# road users the look behind does not count, as the monitor's rear gap does not: walkers, cyclists, objects
-NOT_VEHICLES = ("pedestrian", "officer", "police_officer", "bicycle", "static", "cone", "barrier")
 
 
 def needed_gap(view: Mapping[str, Any]) -> float:
@@ -35,7 +34,7 @@ def needed_gap(view: Mapping[str, Any]) -> float:
 
 def _vehicles_in(view: Mapping[str, Any], d: float) -> list[Mapping[str, Any]]:
     return [a for a in view.get("actors") or [] if a.get("route_s") is not None and not a.get("siren")
-            and a.get("kind") not in NOT_VEHICLES and abs(a["route_d"] - d) < LANE_HALF]
+            and a.get("kind") not in NON_VEHICLES and abs(a["route_d"] - d) < LANE_HALF]
 
 
 def alongside(view: Mapping[str, Any], ego: Mapping[str, Any], d: float) -> Mapping[str, Any] | None:
