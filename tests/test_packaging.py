@@ -25,7 +25,9 @@ def _dist(requirement: str) -> str:
 
 def _imports(folder: Path) -> dict[str, dict[str, bool]]:
     """Top-level module -> {file: imported at module level?} for every absolute third-party import under folder."""
-    everywhere = {p.stem for p in folder.rglob("*.py")} | {p.name for p in folder.rglob("*") if p.is_dir()}
+    # the repo's own scripts/ are local too: tests import them by name (scripts/trace_guard.py)
+    everywhere = ({p.stem for p in folder.rglob("*.py")} | {p.name for p in folder.rglob("*") if p.is_dir()}
+                  | {p.stem for p in (REPO / "scripts").glob("*.py")})
     # a declared package is third-party even where a roadtest folder shares its name (roadtest/sim/carla/), except
     # inside a folder of stand-ins that provides that very top-level name (leaderboard_compat/shims/carla/)
     local = {n for n in everywhere if _dist(n) not in DECLARED}
