@@ -1,57 +1,23 @@
-"""Shared result types and trace helpers, so each metric module stays a short pure function."""
+"""Trace and route helpers shared by the metric modules, so each stays a short pure function (their result types
+are in roadtest.findings)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from roadtest.sim.api import ActorState, Trace, WorldState
 
 __all__ = [
-    "Violation",
-    "MetricResult",
     "ego_states",
     "ego_id",
-    "episodes",
     "Route",
     "route_from_meta",
     "travel_direction",
     "project_on_route",
 ]
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One episode of a metric going wrong: when it started, how long it lasted, how bad it got."""
-
-    start: float  # s
-    duration: float  # s; 0 for an instantaneous event
-    worst: float  # in the metric's unit
-    kind: str = ""  # leaderboard infraction key, e.g. "collisions_vehicle"
-    description: str = ""  # text as the leaderboard writes it
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "duration": self.duration, "worst": self.worst, "kind": self.kind,
-                "description": self.description, "data": dict(self.data)}
-
-
-@dataclass(frozen=True)
-class MetricResult:
-    """A metric's value for one run, with its unit and the violations behind it."""
-
-    name: str
-    unit: str  # "%", "m", "1" (ratio), ...
-    value: float | None  # None: not computable for this run (the reason is in details["note"])
-    violations: tuple[Violation, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "unit": self.unit, "value": self.value,
-                "violations": [v.to_dict() for v in self.violations], "details": dict(self.details)}
 
 
 def ego_id(trace: Trace) -> str | None:
@@ -70,27 +36,6 @@ def ego_states(trace: Trace) -> list[tuple[WorldState, ActorState]]:
         e = st.ego
         if e is not None:
             out.append((st, e))
-    return out
-
-
-def episodes(times: Sequence[float], flags: Sequence[bool], values: Sequence[float], tick: float,
-             kind: str = "", describe=None) -> list[Violation]:
-    """Group consecutive flagged ticks into violations; worst is the largest value in each run."""
-    out: list[Violation] = []
-    start = None
-    worst = -math.inf
-    last = None
-    for t, f, v in zip(times, flags, values):
-        if f:
-            if start is None:
-                start, worst = t, v
-            worst = max(worst, v)
-            last = t
-        elif start is not None:
-            out.append(Violation(start, last - start + tick, worst, kind, describe(start, worst) if describe else ""))
-            start = None
-    if start is not None:
-        out.append(Violation(start, last - start + tick, worst, kind, describe(start, worst) if describe else ""))
     return out
 
 

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from roadtest.findings import MetricResult, Violation
 from roadtest.metrics import leaderboard
-from roadtest.metrics.base import MetricResult, Violation, ego_states
+from roadtest.metrics.base import ego_states
 from roadtest.sim.api import Trace
 
 __all__ = ["COMFORT_BOUNDS", "COMFORT_WINDOW", "B2D_DELTA", "success", "efficiency", "comfort", "carla_signals",

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from roadtest.findings import MetricResult
 from roadtest.metrics import bench2drive as b2d
-from roadtest.metrics.base import MetricResult, ego_states, project_on_route, route_from_meta
+from roadtest.metrics.base import ego_states, project_on_route, route_from_meta
 from roadtest.metrics.leaderboard import LeaderboardResult, penalty_of
 from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import Trace

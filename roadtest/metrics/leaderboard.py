@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from roadtest.metrics.base import Route, Violation, ego_states, route_from_meta
+from roadtest.findings import Violation
+from roadtest.metrics.base import Route, ego_states, route_from_meta
 from roadtest.metrics.min_speed import leaderboard_min_speed
 from roadtest.metrics.scenario_criteria import SCENARIO_TIMEOUT, obstacle_windows, scenario_timeouts, yield_emergency
 from roadtest.metrics.traffic_control import detect_red_lights, detect_stops

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from roadtest.metrics.base import Violation
+from roadtest.findings import Violation
 from roadtest.sim.api import ActorState, WorldState
 from roadtest.units import speed_si
 

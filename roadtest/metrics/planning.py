@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from roadtest.metrics.base import MetricResult, ego_states
+from roadtest.findings import MetricResult
+from roadtest.metrics.base import ego_states
 from roadtest.sim.api import ActorState, Trace, WorldState
 
 __all__ = ["HORIZONS", "STEP", "l2", "collision_rate", "evaluate"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from roadtest.metrics.base import Route, Violation, project_on_route
+from roadtest.findings import Violation
+from roadtest.metrics.base import Route, project_on_route
 from roadtest.sim.api import ActorState, WorldState
 
 __all__ = ["EV_TRIGGER_DISTANCE", "EV_IDLE_TIME", "EV_END_DISTANCE", "SCENARIO_TIMEOUT", "OBSTACLE_KINDS",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from roadtest.metrics.base import Violation, travel_direction
+from roadtest.findings import Violation
+from roadtest.metrics.base import travel_direction
 from roadtest.sim.api import ActorState, WorldState
 
 __all__ = ["detect_red_lights", "detect_stops", "LINE_MATCH", "STOP_PROXIMITY", "EPSILON_SPEED"]

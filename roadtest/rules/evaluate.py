@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from roadtest.findings import Violation, episodes
 from roadtest.rules.catalogue_model import Rule
 from roadtest.rules.in_meta import RuleInForce, rules_in_force
-from roadtest.metrics.base import Violation
 from roadtest.rules.monitor import robustness
 from roadtest.rules.rulebook import RulebookScore, compare, rulebook_score, violation_vector
 from roadtest.rules.signals import VOCABULARY, Signals, extract_signals
@@ -64,19 +64,7 @@ class RuleResult:
 
 def rule_episodes(rule_id: str, times: Sequence[float], series: Sequence[float], tick: float) -> list[Violation]:
     """Maximal stretches of negative robustness: start, duration, worst (least) robustness."""
-    out: list[Violation] = []
-    start, worst, last = None, math.inf, None
-    for t, r in zip(times, series):
-        if r < -EPS:
-            if start is None:
-                start, worst = t, r
-            worst, last = min(worst, r), t
-        elif start is not None:
-            out.append(Violation(start, last - start + tick, worst, rule_id))
-            start = None
-    if start is not None:
-        out.append(Violation(start, last - start + tick, worst, rule_id))
-    return out
+    return episodes(times, [r < -EPS for r in series], series, tick, rule_id, worst=min)
 
 
 def in_force_ticks(rule: Rule | RuleInForce, params: Mapping[str, float], signals: Signals) -> list[bool]:
