@@ -182,10 +182,8 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
 
 
 def _has_sign(sign_id: str, countries: Sequence[str]) -> bool:
-    try:
-        from roadtest.dsl.signs import load_signs
-    except ImportError:
-        return True
+    from roadtest.dsl.signs import load_signs
+
     codes = (load_signs().get(sign_id) or {}).get("codes") or {}
     return all(codes.get(c) for c in countries)
 
@@ -298,12 +296,9 @@ def compose_command(rule_ids: Sequence[str], country: str, out: Path) -> int:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(scenario, "\n".join(note)))
-    try:
-        from roadtest.dsl.loader import load_scenario_file
-    except ImportError:  # the scenario loader is optional at this layer
-        load_scenario_file = None
-    if load_scenario_file is not None:
-        load_scenario_file(out)
+    from roadtest.dsl.loader import load_scenario_file
+
+    load_scenario_file(out)
     print(f"wrote {out}: {scenario['level']}, rules {', '.join(scenario['rules'])}"
           + (f"; {comp.governing} governs" if comp.governing else ""))
     return 0

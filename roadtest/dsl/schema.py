@@ -48,14 +48,10 @@ def _stamp() -> tuple[tuple[str, int, int], ...]:
 
 @lru_cache(maxsize=4)
 def _rule_params(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, frozenset[str] | None] | None:
-    """Rule id -> its parameter names (None: unknown, the fallback without roadtest.rules.catalogue_model)."""
-    try:
-        from roadtest.rules.catalogue_model import load_catalogue
-    except ImportError:
-        load_catalogue = None
-    if load_catalogue is not None:
-        return {rid: frozenset(getattr(r, "params", None) or ()) for rid, r in load_catalogue().items()}
-    return {name[: -len(".yaml")]: None for name, _, _ in stamp} or None
+    """Rule id -> its parameter names, from the catalogue (`stamp` keys the cache to the catalogue files)."""
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    return {rid: frozenset(getattr(r, "params", None) or ()) for rid, r in load_catalogue().items()}
 
 
 def _lane_ok(lane: int, scn: Scenario, arm: str | None = None) -> bool:

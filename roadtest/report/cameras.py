@@ -79,10 +79,8 @@ class RenderedSource:
 
 
 def _rig(name: str) -> list[dict] | None:
-    try:
-        from roadtest.sim.embedded.render.rigs import RIGS
-    except ImportError:
-        return None
+    from roadtest.sim.embedded.render.rigs import RIGS
+
     return [dict(s) for s in RIGS[name]] if name in RIGS and name != "bev" else None
 
 
