@@ -35,7 +35,7 @@ def test_every_example_is_listed(repo_root):
 
 
 def _run(bundle, agent: str) -> dict:
-    from roadtest.metrics.score import score_run
+    from roadtest.scoring.score import score_run
     from roadtest.runner.episode import run_episode
     from roadtest.sim.api import SimSettings
 

@@ -4,7 +4,9 @@ are in roadtest.findings)."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from roadtest.sim.api import ActorState, Trace, WorldState
 __all__ = [
     "ego_states",
     "ego_id",
+    "mean6",
     "Route",
     "route_from_meta",
     "travel_direction",
@@ -27,6 +30,11 @@ def ego_id(trace: Trace) -> str | None:
         if e is not None:
             return e.id
     return None
+
+
+def mean6(xs: Sequence[float]) -> float | None:
+    """The mean rounded to 6 places, None for no values (a suite figure over the runs that have one)."""
+    return round(statistics.fmean(xs), 6) if xs else None
 
 
 def ego_states(trace: Trace) -> list[tuple[WorldState, ActorState]]:

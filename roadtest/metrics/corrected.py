@@ -15,18 +15,18 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from roadtest.findings import MetricResult
 from roadtest.metrics import bench2drive as b2d
-from roadtest.metrics.base import ego_states, project_on_route, route_from_meta
+from roadtest.metrics.base import ego_states, mean6, project_on_route, route_from_meta
 from roadtest.metrics.leaderboard import LeaderboardResult, penalty_of
 from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import Trace
 
-__all__ = ["route_completion", "comfort", "comfort_signals", "evaluate"]
+__all__ = ["route_completion", "comfort", "comfort_signals", "evaluate", "suite_figures", "summary_lines"]
 
 SEARCH_BACK = 10.0  # m of route behind the last projection searched again (a route may pass near itself)
 
@@ -74,8 +74,9 @@ def comfort(trace: Trace, window: int = b2d.COMFORT_WINDOW) -> MetricResult:
     return b2d.chunked_comfort(trace, n, window, "", lambda a, b: b2d._worst({k: v[a:b] for k, v in sig.items()}))
 
 
-def evaluate(trace: Trace, meta: dict, lb: LeaderboardResult) -> dict[str, Any]:
+def evaluate(trace: Trace, meta: dict, leaderboard: LeaderboardResult) -> dict[str, Any]:
     """The `roadtest` block of a score record."""
+    lb = leaderboard
     rc, reached, progress = route_completion(trace, meta)
     ticks = ego_states(trace)[: len(progress)] if progress else []
     ms, _ = detect_min_speed(ticks, progress, 4, meta, True) if progress else ([], [])
@@ -97,3 +98,25 @@ def evaluate(trace: Trace, meta: dict, lb: LeaderboardResult) -> dict[str, Any]:
         "comfort": com.value,
         "comfort_violations": [v.to_dict() for v in com.violations],
     }
+
+
+def suite_figures(values: Sequence[Mapping[str, Any] | None], planned: int) -> dict[str, Any]:
+    """Suite means of the `roadtest` blocks: route completion, driving score and success over the planned runs (a
+    run without the block counts 0), efficiency and comfort over the runs that have them."""
+    own = [v or {} for v in values]
+    n = max(planned, 1)
+    return {
+        "route_completion": round(sum(float(x.get("route_completion") or 0.0) for x in own) / n, 6),
+        "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in own) / n, 6),
+        "success_rate": round(sum(1 for x in own if x.get("success")) / n, 6),
+        "efficiency": mean6([x["efficiency"] for x in own if x.get("efficiency") is not None]),
+        "comfort": mean6([x["comfort"] for x in own if x.get("comfort") is not None]),
+    }
+
+
+def summary_lines(own: Mapping[str, Any]) -> list[str]:
+    """The console line of suite_figures."""
+    dash = (lambda x: "-" if x is None else x)
+    return [f"roadtest's own: route completion {own['route_completion']:.2f}  driving score "
+            f"{own['driving_score']:.2f}  success rate {100 * own['success_rate']:.1f} %  efficiency "
+            f"{dash(own['efficiency'])}  comfort {dash(own['comfort'])}"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from roadtest.errors import UserError
+from roadtest.scoring.registry import metrics
 
 __all__ = ["build_report", "report_command", "run_row", "safe_name"]
 
@@ -110,7 +111,7 @@ def _vlm_table(run) -> str:
 
 
 def _scalars(d: Any, title: str) -> str:
-    """A key/value table of the scalar entries of a figures dict (the VLM agent's), '' when there are none."""
+    """A key/value table of the scalar entries of a figures dict (a registered metric's), '' when there are none."""
     if not isinstance(d, dict):
         return ""
     rows = [(k, v) for k, v in d.items() if isinstance(v, (int, float, str, bool)) or v is None]
@@ -156,7 +157,7 @@ def _run_section(k: int, rec: dict, run, folder: Path, page: Path, clips: bool) 
     infr = _infractions(rec)
     out.append("<h3>infractions</h3>" + ("<ul>" + "".join(f"<li><code>{escape(a)}</code> {escape(b)}</li>" for a, b in infr)
                                           + "</ul>" if infr else '<p class="muted">none</p>'))
-    out.append(_scalars(rec.get("vlm"), "VLM figures of this run"))
+    out.extend(_scalars(rec.get(m.key), f"{m.title} of this run") for m in metrics() if m.title)
     out.append(_vlm_table(run))
     out.append("</section>")
     return "".join(out)
@@ -243,7 +244,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>roadtest report: {escape(results_dir.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>roadtest report: <code>{escape(str(results_dir))}</code></h1>"
             f"{_cards(summary)}" + (f'<img src="{_rel(fig, out)}" alt="summary" style="max-width:100%">' if fig else "")
-            + _scalars(summary.get("vlm"), "VLM agent over the suite")
+            + "".join(_scalars(summary.get(m.key), f"{m.title} over the suite") for m in metrics() if m.title)
             + f'<h2>runs</h2><div id="filters">{filters}</div><table id="runs"><thead><tr>{heads}</tr></thead>'
             f"<tbody>{rows}</tbody></table>" + (_exam_section(exam) if exam else "") + "".join(sections)
             + f"<script>{JS}</script></body></html>")

@@ -276,7 +276,8 @@ def execute_run(job: Job) -> dict[str, Any]:
     """Run, score and store one job; return its results.jsonl record (never raises for a run's own failure)."""
     from roadtest.bundle import load_bundle
     from roadtest.errors import UserError
-    from roadtest.metrics.score import jsonable, score_run
+    from roadtest.scoring.record import jsonable, record_fields
+    from roadtest.scoring.score import score_run
     from roadtest.runner.derived_meta import (derived_for_run, meta_from_run, needs_derivation, scenario_map,
                                               store_derived)
 
@@ -332,21 +333,11 @@ def execute_run(job: Job) -> dict[str, Any]:
     if trace is not None and status in ("completed", "timeout"):
         try:
             ref, note = reference_trace(job, bundle) if status == "completed" else (None, None)
-            score = score_run(trace, meta, ref)
+            score = score_run(trace, meta, ref, bundle)
             if note:
                 score.setdefault("notes", []).append(note)
             write_json_atomic(run_dir / "score.json", score)
-            record.update({k: score[k] for k in ("scores", "infractions", "meta", "bench2drive", "roadtest", "planning")
-                           if k in score})
-            record["leaderboard_status"] = score.get("status")
-            for key in ("rules", "rule_verdicts", "rules_error"):
-                if key in score:
-                    record[key] = score[key]
-            if any(a.record for a in trace.agent):
-                from roadtest.agents.vlm.figures import run_figures
-
-                score["vlm"] = record["vlm"] = run_figures(trace, meta, bundle)
-                write_json_atomic(run_dir / "score.json", score)
+            record.update(record_fields(score))
             if status == "completed":
                 why = _expectations(meta, score)
                 if why:

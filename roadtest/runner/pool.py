@@ -65,7 +65,7 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, A
         context = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     ctx = mp.get_context(context)
     if context == "forkserver":
-        ctx.set_forkserver_preload(["roadtest.runner.episode", "roadtest.metrics.score", "roadtest.sim.embedded"])
+        ctx.set_forkserver_preload(["roadtest.runner.episode", "roadtest.scoring.score", "roadtest.sim.embedded"])
     pending = list(jobs)
     running: list[tuple[Job, Any, float]] = []
     limits = ServerLimits()

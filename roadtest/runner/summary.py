@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 from typing import Any, Sequence
 
 from roadtest.runner.episode import STATUSES, write_json_atomic
+from roadtest.scoring.record import VERDICTS
+from roadtest.scoring.registry import metrics, suite_figure, summary_lines
 
-__all__ = ["Progress", "summarise", "write_summary", "leaderboard_records", "rule_figures", "LEGEND"]
+__all__ = ["Progress", "summarise", "write_summary", "leaderboard_records", "rule_figures", "legend", "columns"]
 
 _CRASH = {"agent_error": "Failed - Agent crashed", "sim_error": "Failed - Simulation crashed",
           "timeout": "Failed - Agent timed out", "invalid": "Failed - Invalid scenario"}
@@ -58,10 +59,6 @@ def leaderboard_records(records: Sequence[dict]) -> list[dict[str, Any]]:
     return out
 
 
-def _mean(xs: list[float]) -> float | None:
-    return round(statistics.fmean(xs), 6) if xs else None
-
-
 _COMPLIANT = ("satisfied", "excused")  # excused: violated because a higher-priority rule demanded it
 _BROKEN = ("violated", "fail", "failed", "false")
 
@@ -79,15 +76,14 @@ def _rate(num: int, den: int) -> float | None:
 
 
 def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]:
-    """Suite figures over the planned runs: status counts, leaderboard means (missing = 0), Bench2Drive rates."""
+    """Suite figures over the planned runs: status counts, leaderboard means (missing = 0), rule figures, and each
+    registered metric's suite figure under its key."""
     from roadtest.metrics.leaderboard import aggregate_suite
 
     n = len(planned)
     recs = {r["run_id"]: r for r in records}
     counts = {s: sum(1 for r in recs.values() if r.get("status") == s) for s in STATUSES}
     scored = [r for r in recs.values() if r.get("scores")]
-    b2d = [r.get("bench2drive") or {} for r in recs.values()]
-    own = [r.get("roadtest") or {} for r in recs.values()]
     rules: dict[str, dict[str, int]] = {}
     for r in recs.values():
         for rr in r.get("rules") or []:
@@ -95,6 +91,8 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
             verdict = str(rr.get("verdict", "?")).lower()
             rules.setdefault(rid, {}).setdefault(verdict, 0)
             rules[rid][verdict] += 1
+    figures = {m.key: suite_figure(m, [r.get(m.key) for r in recs.values()], n) for m in metrics()}
+    figures = {k: v for k, v in figures.items() if v is not None}
     return {
         "planned": n,
         "recorded": len(recs),
@@ -103,36 +101,16 @@ def summarise(records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]
         "infrastructure_failures": counts["sim_error"],
         "agent_failures": counts["agent_error"] + counts["timeout"],
         "leaderboard": aggregate_suite(scored, n),
-        "bench2drive": {
-            "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in b2d) / max(n, 1), 6),
-            "success_rate": round(sum(1 for x in b2d if x.get("success")) / max(n, 1), 6),
-            "efficiency": _mean([x["efficiency"] for x in b2d if x.get("efficiency") is not None]),
-            "comfort": _mean([x["comfort"] for x in b2d if x.get("comfort") is not None]),
-        },
         "rules": rules,
-        "rule_verdicts": {v: sum(c.get(v, 0) for c in rules.values())
-                          for v in ("satisfied", "violated", "excused", "not_applicable")},
+        "rule_verdicts": {v: sum(c.get(v, 0) for c in rules.values()) for v in VERDICTS},
         "rule_figures": _suite_rule_figures(list(recs.values())),
-        "roadtest": {
-            "route_completion": round(sum(float(x.get("route_completion") or 0.0) for x in own) / max(n, 1), 6),
-            "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in own) / max(n, 1), 6),
-            "success_rate": round(sum(1 for x in own if x.get("success")) / max(n, 1), 6),
-            "efficiency": _mean([x["efficiency"] for x in own if x.get("efficiency") is not None]),
-            "comfort": _mean([x["comfort"] for x in own if x.get("comfort") is not None]),
-        },
-        **({"vlm": _vlm([r.get("vlm") for r in recs.values()])} if any(r.get("vlm") for r in recs.values()) else {}),
+        **figures,
         "runs": [{"run_id": rid, "status": recs[rid].get("status"), "reason": recs[rid].get("reason", ""),
                   "score_composed": (recs[rid].get("scores") or {}).get("score_composed"),
                   "success": (recs[rid].get("bench2drive") or {}).get("success")}
                  for rid in planned if rid in recs],
         "_checkpoint": {"records": leaderboard_records([recs[rid] for rid in planned if rid in recs])},
     }
-
-
-def _vlm(figures: list) -> dict[str, Any] | None:
-    from roadtest.agents.vlm.figures import suite_figures
-
-    return suite_figures(figures)
 
 
 def _suite_rule_figures(records: Sequence[dict]) -> dict[str, Any]:
@@ -144,15 +122,23 @@ def _suite_rule_figures(records: Sequence[dict]) -> dict[str, Any]:
             "runs_without_violation": sum(1 for f in figs if f[0] == 0), "runs_with_rules": len(scored)}
 
 
-LEGEND = (
+_CORE_LEGEND = (
     ("status", "completed; failed: the run missed what the scenario expects (goal, rules); else why it stopped"),
     ("DS, RC %, penalty", "CARLA leaderboard 2.0 driving score, route completion, infraction penalty, as its code computes them"),
-    ("B2D ok", "Bench2Drive success: route completed with no infraction but min speed"),
     ("rules viol.", "rules this run violated"),
     ("compliance", "rules complied with (satisfied, or excused by a higher rule) of the rules in play"),
-    ("own RC", "roadtest's route completion: tick-independent, goal as the simulator reports it"),
-    ("", "a rule never in play (not_applicable) counts in neither rule column"),
 )
+
+
+def columns() -> list[tuple[str, str, Any]]:
+    """The registered metrics' columns of the summary table: (metric key, head, Column)."""
+    return [(m.key, c.head, c) for m in metrics() for c in m.columns]
+
+
+def legend() -> tuple[tuple[str, str], ...]:
+    """What each column of the summary table means: the leaderboard's and the rules', then each registered metric's."""
+    return (_CORE_LEGEND + tuple((head, c.legend) for _, head, c in columns() if c.legend)
+            + (("", "a rule never in play (not_applicable) counts in neither rule column"),))
 
 
 def _infraction_text(r: dict) -> str:
@@ -173,7 +159,9 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
     write_json_atomic(Path(out) / "summary.json", summary)
     recs = {r["run_id"]: r for r in records}
     table = Table(title=f"roadtest: {summary['recorded']}/{summary['planned']} runs in {out}")
-    cols = ("run", "status", "DS", "RC %", "penalty", "B2D ok", "rules viol.", "compliance", "own RC", "infractions / reason")
+    extra = columns()
+    cols = ("run", "status", "DS", "RC %", "penalty", "rules viol.", "compliance", *(head for _, head, _ in extra),
+            "infractions / reason")
     for col in cols:
         table.add_column(col, overflow="fold")
     fmt = (lambda x, f: "" if x is None else format(x, f))
@@ -185,35 +173,26 @@ def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) ->
         sc = r.get("scores") or {}
         violated, in_play, complied = rule_figures(r.get("rules") or [])
         table.add_row(rid, r.get("status", ""), fmt(sc.get("score_composed"), ".2f"), fmt(sc.get("score_route"), ".1f"),
-                      fmt(sc.get("score_penalty"), ".3f"), str((r.get("bench2drive") or {}).get("success", "")),
-                      str(violated) if r.get("rules") is not None else "",
+                      fmt(sc.get("score_penalty"), ".3f"), str(violated) if r.get("rules") is not None else "",
                       f"{complied}/{in_play}" if in_play else "-",
-                      fmt((r.get("roadtest") or {}).get("route_completion"), ".1f"), _infraction_text(r))
+                      *(fmt((r.get(key) or {}).get(c.field), c.fmt) for key, _, c in extra), _infraction_text(r))
     lb = summary["leaderboard"]["scores_mean"]
-    b2d, rf, own = summary["bench2drive"], summary["rule_figures"], summary["roadtest"]
+    rf = summary["rule_figures"]
     rate = rf["rule_compliance_rate"]
-    dash = (lambda x: "-" if x is None else x)
     console = Console()
     console.print(table)
-    for col, meaning in LEGEND:
+    for col, meaning in legend():
         console.print(f"  [bold]{col}[/bold]{': ' if col else ''}{meaning}", highlight=False)
     console.print(f"rules: {rf['rules_violated']} violated of {rf['rules_in_play']} in play, compliance rate "
                   f"{'-' if rate is None else f'{100 * rate:.1f} %'}, runs without violation "
                   f"{rf['runs_without_violation']}/{rf['runs_with_rules']}")
     console.print(f"leaderboard 2.0: driving score {lb['score_composed']:.2f}  route completion {lb['score_route']:.2f}  "
                   f"penalty {lb['score_penalty']:.3f}")
-    console.print(f"Bench2Drive: driving score {b2d['driving_score']:.2f}  success rate {100 * b2d['success_rate']:.1f} %  "
-                  f"efficiency {dash(b2d['efficiency'])}  comfort {dash(b2d['comfort'])}")
-    console.print(f"roadtest's own: route completion {own['route_completion']:.2f}  driving score "
-                  f"{own['driving_score']:.2f}  success rate {100 * own['success_rate']:.1f} %  efficiency "
-                  f"{dash(own['efficiency'])}  comfort {dash(own['comfort'])}")
     rv = summary["rule_verdicts"]
     console.print(f"rule verdicts: satisfied {rv['satisfied']}, violated {rv['violated']}, excused {rv['excused']}, "
                   f"not applicable {rv['not_applicable']} (never in force in the run)")
-    if summary.get("vlm"):
-        from roadtest.agents.vlm.report import vlm_lines
-
-        for line in vlm_lines(summary["vlm"]):
+    for m in metrics():
+        for line in summary_lines(m, summary.get(m.key)):
             console.print(line, highlight=False, markup=False)
     st = summary["statuses"]
     console.print("statuses: " + ", ".join(f"{k} {v}" for k, v in st.items())

@@ -1,5 +1,8 @@
 """The VLM agent's figures, per run and per suite, from the decision records in a trace and the scene's ground truth.
 
+A metric of the scoring room (registry.py): it reads the agent's decision records as data and imports nothing of
+the agent.
+
 Ground truth at each decision is the state the decision saw and the scene in meta.json (the agent never
 reads either). A sign instance is one scene sign inside the field of view of a camera the decision sent (its
 bearing within the half angle, less 2 degrees for the board's width) at one decision, in a distance class
@@ -17,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["run_figures", "suite_figures", "DIST_CLASSES", "percentile"]
+__all__ = ["figures", "run_figures", "suite_figures", "vlm_lines", "DIST_CLASSES", "percentile"]
 
 DIST_CLASSES = (("near", 5.0, 15.0), ("mid", 15.0, 30.0), ("far", 30.0, 60.0))
 LIGHT_RANGE = 60.0  # m
@@ -231,9 +234,15 @@ def run_figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict
     }
 
 
-def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+def figures(trace: Any, meta: Mapping[str, Any], bundle: Any = None) -> dict[str, Any] | None:
+    """run_figures of a run whose agent left records, scored with its bundle (the figures need its map); None, so the
+    record has no "vlm" key, for any other run."""
+    return run_figures(trace, meta, bundle) if bundle is not None and any(a.record for a in trace.agent) else None
+
+
+def suite_figures(runs: Sequence[Mapping[str, Any] | None], planned: int | None = None) -> dict[str, Any] | None:
     """Sums over the runs' figures; sign recognition within 30 m by country, weather, light, and by country in clear
-    daylight; latency percentiles."""
+    daylight; latency percentiles (over the runs that have figures: `planned` is not used)."""
     runs = [r for r in runs if r]
     if not runs:
         return None
@@ -279,3 +288,31 @@ def suite_figures(runs: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | 
         "instruction_following": _rate(fk, fn),
         "latency_s": {k: {"p50": percentile(v, 50), "p95": percentile(v, 95), "n": len(v)} for k, v in lat.items()},
     }
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f} %"
+
+
+def _secs(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f} s"
+
+
+def vlm_lines(fig: Mapping[str, Any]) -> list[str]:
+    """Plain lines for the console (suite_figures' dict)."""
+    tag = " -- NOT A VLM: the builtin rule-based baseline" if fig.get("not_a_vlm") else ""
+    if fig.get("privileged_hints"):
+        tag += " -- PRIVILEGED HINTS: ground truth in the prompt"
+    by = fig.get("sign_accuracy_30m_by") or {}
+    weather = ", ".join(f"{k} {_pct(v['accuracy'])} ({v['instances']})" for k, v in (by.get("weather") or {}).items())
+    lat = fig.get("latency_s") or {}
+    lat_text = "  ".join(f"{k} p50 {_secs(v['p50'])} p95 {_secs(v['p95'])}" for k, v in lat.items())
+    return [
+        f"vlm agent ({', '.join(fig.get('backends') or [])}){tag}: {fig.get('decisions', 0)} decisions in {fig.get('runs', 0)} run(s)",
+        f"  signs within 30 m recognised {_pct(fig.get('sign_accuracy_30m'))} of {fig.get('sign_instances_30m', 0)}"
+        + (f"; by weather: {weather}" if weather else ""),
+        f"  light state {_pct(fig.get('light_accuracy'))} of {fig.get('light_decisions', 0)}  parse failures "
+        f"{_pct(fig.get('parse_failure_rate'))}  repaired {_pct(fig.get('repair_rate'))}  failed calls {fig.get('failed_calls', 0)}  "
+        f"instruction following {_pct(fig.get('instruction_following'))}",
+        f"  latency {lat_text}",
+    ]

@@ -132,7 +132,7 @@ def test_a_leaderboard_agent_file_drives_a_curve_from_gnss_and_compass(repo_root
     from roadtest.bundle import load_bundle
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.suite import iter_target
-    from roadtest.metrics.score import score_run
+    from roadtest.scoring.score import score_run
     from roadtest.runner.episode import run_episode
     from roadtest.sim.api import SimSettings, Termination
 

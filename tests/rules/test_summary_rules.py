@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roadtest.metrics.score import score_run
+from roadtest.scoring.score import score_run
 from roadtest.runner.summary import summarise
 from roadtest.rules.catalogue_model import load_catalogue
 from roadtest.rules.in_meta import RuleInForce

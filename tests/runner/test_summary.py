@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from roadtest.runner.summary import LEGEND, rule_figures, summarise, write_summary
+from roadtest.runner.summary import legend, rule_figures, summarise, write_summary
 
 
 def _rec(rid: str, verdicts: list[str], ds: float = 100.0) -> dict:
@@ -34,5 +34,5 @@ def test_suite_rule_compliance_beside_a_perfect_driving_score(tmp_path, capsys):
     write_summary(tmp_path, recs, ["a", "b", "c"])
     out = capsys.readouterr().out
     assert "compliance" in out and "1 violated of 3 in play, compliance rate 66.7 %" in out
-    assert {col for col, _ in LEGEND} >= {"DS, RC %, penalty", "rules viol.", "compliance", "own RC"}
+    assert {col for col, _ in legend()} >= {"DS, RC %, penalty", "rules viol.", "compliance", "own RC"}
     assert json.loads((tmp_path / "summary.json").read_text())["rule_figures"]["rules_violated"] == 1

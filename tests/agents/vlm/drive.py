@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from roadtest.agents import load_agent
 from roadtest.bundle import load_bundle
-from roadtest.metrics.score import score_run
+from roadtest.scoring.score import score_run
 from roadtest.sim.api import SimSettings
 
 __all__ = ["drive"]
@@ -15,7 +15,6 @@ __all__ = ["drive"]
 def drive(bundle_dir, config: dict[str, Any], reply_for: Callable[[Any], Any], simulator_cls=None, max_time: float | None = None):
     """(trace, score, figures): `reply_for(sim)` gives the fake server's reply function for this simulation."""
     from fake_openai import FakeOpenAIServer
-    from roadtest.agents.vlm.figures import run_figures
 
     if simulator_cls is None:
         from roadtest.sim.embedded import EmbeddedSimulator as simulator_cls
@@ -37,4 +36,5 @@ def drive(bundle_dir, config: dict[str, Any], reply_for: Callable[[Any], Any], s
         finally:
             agent.destroy()
             sim.close()
-    return sim.trace, score_run(sim.trace, bundle.meta), run_figures(sim.trace, bundle.meta, bundle), srv
+    score = score_run(sim.trace, bundle.meta, None, bundle)
+    return sim.trace, score, score.get("vlm"), srv

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roadtest.agents.vlm.figures import _same_value, percentile, suite_figures
+from roadtest.scoring.vlm_figures import _same_value, percentile, suite_figures
 
 
 def test_percentile_matches_numpys_linear_interpolation():

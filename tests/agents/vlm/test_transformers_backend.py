@@ -97,7 +97,7 @@ def test_a_good_generation_becomes_a_plan(smoke_bundles, tiny_dirs, monkeypatch)
 def _drive_local(bundle, cfg, max_time):
     """drive() without the fake server: the agent's backend is the config's own."""
     from roadtest.agents import load_agent
-    from roadtest.agents.vlm.figures import run_figures
+    from roadtest.scoring.vlm_figures import run_figures
     from roadtest.bundle import load_bundle
     from roadtest.sim.api import SimSettings
 

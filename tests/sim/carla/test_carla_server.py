@@ -20,7 +20,7 @@ PARITY_M = 5.0  # m: how far the ego may end up from the built-in simulator's eg
 
 @pytest.mark.parametrize("variant", ["straight-speed-limit", "fog-truck-solid-line"])
 def test_a_smoke_bundle_on_carla_matches_the_built_in_run(variant, smoke_bundles, tmp_path):
-    from roadtest.metrics.score import score_run
+    from roadtest.scoring.score import score_run
 
     bundle = load_bundle(smoke_bundles[variant])
     settings = SimSettings(tick=0.05)
