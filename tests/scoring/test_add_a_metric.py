@@ -100,3 +100,25 @@ def test_every_registered_metric_resolves_and_asks_only_for_known_inputs():
         params = inspect.signature(registry.resolve(m.run)).parameters
         assert set(params) <= set(registry.INPUTS), (m.key, list(params))
     assert len({m.key for m in registry.metrics()}) == len(registry.metrics())
+
+
+def test_the_documented_example_as_written(tmp_path, monkeypatch):
+    # docs/extending.md's module and registry line, taken from the page (the module under a throwaway name)
+    import re
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "metrics"))
+    from metrics_synth import drive, straight_meta
+    from roadtest.runner.summary import legend, summarise
+    from roadtest.scoring.score import score_run
+
+    module, line = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "extending.md").read_text(), re.S)[:2]
+    (tmp_path / "doc_metric_standin.py").write_text(textwrap.dedent(module))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = eval(textwrap.dedent(line).strip().rstrip(",").replace("roadtest.metrics.ego_speed", "doc_metric_standin"),
+                 {"Metric": Metric, "Column": Column})
+    monkeypatch.setattr(registry, "METRICS", registry.METRICS + (entry,))
+    rec = score_run(drive([0.0, 0.2, 0.6, 1.2], speeds=[2.0, 4.0, 6.0, 4.0]), straight_meta(100))
+    assert rec["ego_speed"] == {"top_m_s": 6.0, "mean_m_s": 4.0}  # max and mean of 2, 4, 6, 4
+    summary = summarise([{"run_id": "a", "status": "completed", **rec}], ["a", "b"])
+    assert summary["ego_speed"] == {"runs": 1, "top_m_s": 6.0, "mean_m_s": 4.0}
+    assert ("top m/s", "the ego's top speed over the run") in legend()
