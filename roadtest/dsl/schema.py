@@ -94,7 +94,7 @@ def semantic_problems(scn: Scenario, data: Any) -> list[Found]:
 
 def _road(scn: Scenario, data: Any) -> Iterator[Found]:
     road, length = scn.road, scn.road.length
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
 
     signs = load_signs()
     for i, sign in enumerate(road.signs):

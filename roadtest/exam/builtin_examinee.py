@@ -34,7 +34,7 @@ class BuiltinExaminee:
 
     def __init__(self, config: Mapping[str, Any], fov: float):
         from roadtest.agents.vlm.builtin.classifier import load_classifier
-        from roadtest.dsl.signs import load_signs
+        from roadtest.signs.catalogue import load_signs
 
         self.classifier = load_classifier(config["builtin"]["checkpoint"])
         self.fov = float(fov)

@@ -67,8 +67,8 @@ ACTOR_NEEDS = (
 
 
 def sign_ids() -> list[str]:
-    """The sign ids a rule's context may ask for: the scenario DSL's own (roadtest.dsl.signs), so compose can place them."""
-    from roadtest.dsl.signs import load_signs
+    """The sign ids a rule's context may ask for: the scenario DSL's own (roadtest.signs.catalogue), so compose can place them."""
+    from roadtest.signs.catalogue import load_signs
 
     return sorted(load_signs())
 

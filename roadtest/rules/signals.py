@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from roadtest.kinds import RULE_NON_VEHICLES, RULE_VRUS
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
 from roadtest.units import speed_si
@@ -31,8 +32,8 @@ REASON_LINE = 8.0  # m: a stop line, red light or give-way line this close is a 
 REASON_CROSSWALK = 20.0  # m
 TASK_REACH = 40.0  # m past an asked stop's spot (a no-stopping zone's length moves it) where standing serves that stop
 PASS_AHEAD, PASS_BEHIND = 40.0, 15.0  # m between bumpers: a road user going the ego's way this close is being passed
-VRUS = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist"})
-NON_VEHICLES = VRUS | frozenset({"static", "cone", "barrier", "prop"})
+VRUS = RULE_VRUS  # pedestrians and cyclists: never a lead vehicle
+NON_VEHICLES = RULE_NON_VEHICLES
 
 VOCABULARY: dict[str, tuple[str, str]] = {
     "ego_speed": ("m/s", "ego speed along its heading"),
