@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from roadtest.agents.constraints import keeps
 from roadtest.kinds import OFFICERS
 
 __all__ = ["OfficerCommand", "officer_command", "OFFICER_RANGE", "LINE_MATCH", "SETBACK"]
+keeps(__name__, "officer_signal")
 
 OFFICER_RANGE = 80.0  # m ahead along the route within which an officer directs the ego's approach
 LINE_MATCH = 15.0  # m: a stop line up to this far past the officer is the one it holds traffic at

@@ -14,10 +14,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from roadtest import kinds
+from roadtest.agents.constraints import keeps
 from roadtest.agents.lane_gap import REAR_RANGE, alongside, rear_blocker
 from roadtest.agents.rules import listed, rule_param
 
 __all__ = ["Overtaker"]
+keeps(__name__, "solid_line_exception", "no_overtaking_solid_line", "no_lane_change_tunnel", "vru_lateral_clearance",
+      "no_collision_vehicle", "no_collision_vru")
 
 WAIT = 5.0  # s behind a slow road user before passing it
 SLOW = 0.7  # a lead slower than this share of the desired speed is worth passing

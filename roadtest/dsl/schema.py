@@ -42,8 +42,10 @@ def known_rule_ids() -> set[str] | None:
 
 
 def _stamp() -> tuple[tuple[str, int, int], ...]:
-    files = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
-    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    from roadtest.rules.catalogue_model import catalogue_dirs
+
+    files = sorted(p for d in catalogue_dirs() if d.is_dir() for p in d.glob("*.yaml"))
+    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
 @lru_cache(maxsize=4)
@@ -55,7 +57,7 @@ def _rule_params(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, frozenset
         load_catalogue = None
     if load_catalogue is not None:
         return {rid: frozenset(getattr(r, "params", None) or ()) for rid, r in load_catalogue().items()}
-    return {name[: -len(".yaml")]: None for name, _, _ in stamp} or None
+    return {Path(name).stem: None for name, _, _ in stamp} or None
 
 
 def _lane_ok(lane: int, scn: Scenario, arm: str | None = None) -> bool:
