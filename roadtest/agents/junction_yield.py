@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from roadtest.agents.constraints import keeps
 from roadtest.agents.rules import rule_param
-from roadtest.rules.signals import NON_VEHICLES  # what the monitor's cross_tta does not count
+from roadtest.kinds import RULE_NON_VEHICLES as NON_VEHICLES  # what the monitor's cross_tta does not count
 
 __all__ = ["GIVE_WAY", "RIGHT_OF_WAY", "JunctionHold", "junction_hold", "priority_over_ego"]
 

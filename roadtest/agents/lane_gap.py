@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from roadtest.agents.constraints import keeps
 from roadtest.agents.rules import rule_param
-from roadtest.rules.signals import NON_VEHICLES  # what the monitor's rear gap does not count
+from roadtest.kinds import RULE_NON_VEHICLES as NON_VEHICLES  # what the monitor's rear gap does not count
 
 __all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "LANE_END_MARGIN", "needed_gap", "rear_blocker", "alongside",
            "lane_taken", "gap_gate"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from roadtest.errors import Problem, ScenarioError, UserError
 from roadtest.units import UNITS, to_si
@@ -281,19 +281,21 @@ class Rule(_Strict):
                     raise ValueError(f"jurisdictions.{cc}.params.{name}: not declared in params")
         return self
 
-    @model_validator(mode="after")
-    def _phrases_fill(self) -> "Rule":
-        if self.exam is None:
-            return self
-        for i, text in enumerate([self.exam.comply, *self.exam.violate]):
+    @field_validator("exam")
+    @classmethod
+    def _phrases_fill(cls, v: "ExamPhrases | None", info: ValidationInfo) -> "ExamPhrases | None":
+        if v is None:
+            return v
+        params = info.data.get("params") or {}
+        for i, text in enumerate([v.comply, *v.violate]):
+            where = "comply" if i == 0 else f"violate[{i - 1}]"
             for m in _FIELD.finditer(text):
-                if m.group(1) not in self.params and m.group(1) not in EXAM_SCENE_VALUES:
-                    where = "comply" if i == 0 else f"violate[{i - 1}]"
-                    raise ValueError(f"exam.{where}: {{{m.group(1)}}} is neither a param of the rule nor one of "
+                if m.group(1) not in params and m.group(1) not in EXAM_SCENE_VALUES:
+                    raise ValueError(f"{where}: {{{m.group(1)}}} is neither a param of the rule nor one of "
                                      f"{', '.join(EXAM_SCENE_VALUES)}")
                 if m.group(2) not in (None, "kmh", "m", "s"):
-                    raise ValueError(f"exam: unit {m.group(2)!r} in {m.group(0)}; expected kmh, m or s")
-        return self
+                    raise ValueError(f"{where}: unit {m.group(2)!r} in {m.group(0)}; expected kmh, m or s")
+        return v
 
     @property
     def priority(self) -> int:
@@ -396,7 +398,8 @@ def load_catalogue(directory: str | Path | None = None) -> dict[str, Rule]:
     for d in dirs:
         if not d.is_dir():
             raise UserError(f"{d}: rule catalogue folder not found")
-    files = sorted((f for d in dirs for f in d.glob("*.yaml")), key=lambda f: (f.name, str(f)))
+    # by name, the shipped folder's file first: a record of an extra folder that takes its id is the one refused
+    files = [f for _, _, f in sorted((f.name, i, f) for i, d in enumerate(dirs) for f in d.glob("*.yaml"))]
     stamp = tuple((str(f.resolve()), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
     cached = _PARSED.get(stamp)
     if cached is None:
