@@ -27,87 +27,21 @@ def _where(rule_id: str) -> list[str]:
     return list(_catalogue()[rule_id].jurisdictions)
 
 
-def _cross_car(arm: str, s: float) -> dict[str, Any]:
-    """A car driving straight across the junction from `arm` at 40 km/h, braking for whatever enters its path."""
-    return {"id": "cross", "kind": "vehicle", "place": {"lane": 1, "s": s, "arm": arm}, "speed": 40, "reacts": True,
-            "behaviours": [{"action": "keep_speed"}]}
-
-
 # the slow truck ahead needs time to follow: a longer road and time limit
 _EV = {"road": {"length": 300}, "expect": {"timeout": 120}}
-# where the composed scene alone does not put the rule to the test
-_L1_TWEAKS: dict[str, dict[str, Any]] = {
-    # a route longer than the 15 s an ambulance may stay blocked (at the limit, 50 km/h)
-    "yield_emergency_vehicle": {"road": {"length": 400}, "expect": {"timeout": 90}},
-    # start within the dense-fog cap (20 km/h) rather than above it at t = 0
-    "fog_expressway": {"ego": {"speed": 15}},
-    # a slower truck starting beyond the 50 m the rule asks; the goal comes before the truck stops at the road's end
-    "expressway_distance": {"road": {"length": 600}, "ego": {"route": {"distance": 380}}, "actors": [{"id": "lead", "kind": "truck", "place": {"ahead_of": "ego", "distance": 90},
-                                        "speed": 60, "behaviours": [{"action": "keep_speed"}]}]},
-    # the route handed to the ego turns left into a street whose entry a no-entry sign closes: navigation against the law
-    "no_entry": {"road": {"kind": "intersection", "length": 130,
-                          "signs": [{"id": "no_entry", "arm": "left", "s": 122, "side": "kerb", "direction": "backward"}]},
-                 "ego": {"route": {"exit": "left"}}, "expect": {"reach_goal": False, "timeout": 30}},
-    # a bend toward the oncoming lanes, reached just after the oncoming car has passed: its inside is the short line
-    # a driver who does not keep to its side would take
-    "driving_side": {"road": {"kind": "curve", "length": 320, "radius": 80, "angle": 90, "direction": "far", "curve_start": 110},
-                     "actors": [{"id": "oncoming", "kind": "vehicle", "place": {"lane": -1, "s": 150}, "speed": 30,
-                                 "behaviours": [{"action": "keep_speed"}]}]},
-    # a drop-off asked for inside a signed no-stopping zone: a driver who does not read the sign stops where asked
-    "no_stopping": {"road": {"sections": [{"kind": "no_stopping", "s_start": 100, "s_end": 160}],
-                             "signs": [{"id": "no_stopping", "s": 100, "side": "kerb"}]},
-                    "ego": {"route": {"distance": 220, "stop": {"s": 130, "duration": 20}}}, "expect": {"timeout": 90}},
-    # the route handed to the ego turns back across a two-lane-each-way road past a no-U-turn sign
-    "no_u_turn": {"road": {"lanes": {"forward": 2, "backward": 2, "width": 3.5},
-                           "signs": [{"id": "no_u_turn", "s": 60, "side": "kerb"}]},
-                  "ego": {"lane": 2, "route": {"u_turn": 120, "distance": 170}}, "expect": {"reach_goal": False, "timeout": 30}},
-    # a stretch with no posted maximum (as on an Autobahn): a driver blind to the minimum keeps its cautious default;
-    # the minimum is the posted one (the sign shows 60 km/h in every country)
-    "min_speed_expressway": {"road": {"speed_limit": None}, "rules": [{"id": "min_speed_expressway", "params": {"min_speed": 60 / 3.6}}]},
-    # a road fast enough that the night cap (65 mph) binds below the road's limit
-    "night_speed": {"road": {"length": 600, "speed_limit": 120}, "ego": {"speed": 90}},
-    # a pedestrian crossing away from any crosswalk: only seeing it as an obstacle avoids hitting it
-    "no_collision_vru": {"road": {"crosswalks": [], "signs": []}, "actors": [
-        {"id": "ped", "kind": "pedestrian", "place": {"side": "kerb", "s": 100},
-         "behaviours": [{"action": "cross_road", "speed": 2, "to": "far", "trigger": {"ego_distance": 40}}]}]},
-    # a car from the ego's left, timed so that an ego not giving way crosses the line with it about 2.1 s
-    # away (the rule asks 3 s); it brakes for an ego in its path instead of driving into it
-    "give_way_sign": {"actors": [_cross_car("left", 16)]},
-    # the ego joins from the acceleration lane (lane 3) with a faster car coming up in lane 2, the lane it merges
-    # into: it waits for the gap behind (the ablated expert cuts in); the car brakes for an ego that cuts in
-    "merge_give_way": {"road": {"length": 320, "speed_limit": 80, "ramp": {"merge_s": 80, "length": 160}},
-                       "ego": {"lane": 3, "s": 110, "speed": 40},
-                       "actors": [{"id": "main_lane_car", "kind": "vehicle", "place": {"lane": 2, "s": 82}, "speed": 70,
-                                   "reacts": True, "behaviours": [{"action": "keep_speed"}]}]},
-    # a slow truck behind the solid line that breaks down: the expert follows it, and passes it only once it stands
-    # (the ablated expert passes it while it still moves)
-    "solid_line_exception": {"road": {"length": 300}, "ego": {"s": 10}, "expect": {"timeout": 70},
-                             "actors": [{"id": "truck", "kind": "truck", "place": {"ahead_of": "ego", "distance": 40},
-                                         "speed": 15, "behaviours": [{"action": "keep_speed"},
-                                                                     {"action": "stop", "rate": 2, "trigger": {"time": 14}}]}]},
-    # yellow comes on when the ego could still stop comfortably before the line, and lasts until it would get there
-    # (the ego's head: green 6 s, yellow 4 s, red 30 s; the cross arms' heads green while it is red)
-    "yellow_light": {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 4, "all_red": 2,
-                                              "cross_green": 22, "offset": 14}}},
-    # the officer holds the ego's approach while its light is green (stop 18 s), then waves it on (go)
-    "officer_signal": {"road": {"signal_plan": {"kind": "two_phase", "green": 30, "yellow": 3, "all_red": 2,
-                                                "cross_green": 15, "offset": 0}},
-                       "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
-                                   "signal": [{"state": "stop", "duration": 18}, {"state": "go", "duration": 60}]}]},
-}
+# where the composed scene alone does not put the rule to the test: each rule record's l1.tweaks (the reasons
+# are written there)
+_L1_TWEAKS: dict[str, dict[str, Any]] = {rid: r.l1.tweaks for rid, r in _catalogue().items() if r.l1.tweaks}
 # the officer waves the ego through while its light is red for 27 s (command personnel outrank the lights)
 _OFFICER_GO_ON_RED = {"road": {"signal_plan": {"kind": "two_phase", "green": 20, "yellow": 3, "all_red": 2,
                                                "cross_green": 20, "offset": 23}},
                       "actors": [{"id": "officer", "kind": "police_officer", "place": {"side": "kerb", "s": 126},
                                   "signal": [{"state": "go", "duration": 60}]}]}
 
-# rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
-# Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
-# does not give way enters with it about 2.2 s from reaching the ego (the rule asks 3 s)
+# rules whose L1 scene depends on the country (the driving side): (countries, tweaks) per scene, one scene file
+# each, from the rule record's l1.scenes
 _L1_BY_SIDE: dict[str, list[tuple[list[str], dict[str, Any]]]] = {
-    "right_of_way_unsignalised": [(["CN", "DE", "US"], {"actors": [_cross_car("right", 7)]}),
-                                  (["JP"], {"actors": [_cross_car("left", 7)]})],
-}
+    rid: [(list(v.countries), v.tweaks) for v in r.l1.scenes] for rid, r in _catalogue().items() if r.l1.scenes}
 
 
 def _l1() -> list[tuple[list[str], list[str], dict[str, list[Any]], dict[str, Any]]]:

@@ -33,7 +33,7 @@ def printed(value_kmh: float, country: str) -> int:
 
 def catalogue() -> list[tuple[str, str, float | None, str]]:
     """(country, sign id, value in km/h or None, label) of every face to learn."""
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
     from roadtest.signs.faces import COUNTRIES, face_ids
 
     signs = load_signs()

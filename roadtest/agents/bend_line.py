@@ -14,9 +14,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from roadtest.agents.constraints import keeps
 from roadtest.sim.route_path import RoutePath
 
 __all__ = ["BendLine", "signed_curvature", "FULL_CUT_CURVATURE", "WINDOW"]
+keeps(__name__, "driving_side")
 
 FULL_CUT_CURVATURE = 1.0 / 250.0  # 1/m: a bend this sharp (mean over WINDOW) is cut by a whole lane
 WINDOW = (-10.0, 40.0)  # m of route around the ego whose mean curvature sets the cut (it moves over before the bend)

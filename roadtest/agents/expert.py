@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from roadtest.agents.constraints import keeps
 from roadtest.agents.base import PLAN_DT, PLAN_STEPS, AutonomousAgent, sensor_data, sensor_spec
 from roadtest.agents.bend_line import BendLine, signed_curvature
 from roadtest.agents.controller import VehicleParams, accel_to_control, idm_accel, pure_pursuit_steer
@@ -32,6 +33,9 @@ from roadtest.agents.task_stop import TaskStops
 from roadtest.sim.route_path import RoutePath, to_ego_frame
 
 __all__ = ["ExpertAgent", "Obstacle"]
+keeps(__name__, "yield_emergency_vehicle", "speed_limit", "school_zone_speed", "work_zone_speed", "no_collision_vehicle",
+      "no_collision_vru", "vru_lateral_clearance", "red_light", "yellow_light", "yield_pedestrian_crosswalk", "stop_sign",
+      "time_to_collision")
 
 COMFORT_DECEL = 3.0  # m/s^2, planned braking
 MAX_DECEL = 7.0  # m/s^2, emergency braking the expert allows itself

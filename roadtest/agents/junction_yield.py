@@ -15,12 +15,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from roadtest.agents.constraints import keeps
 from roadtest.agents.rules import rule_param
-from roadtest.rules.signals import NON_VEHICLES  # what the monitor's cross_tta does not count
+from roadtest.kinds import RULE_NON_VEHICLES as NON_VEHICLES  # what the monitor's cross_tta does not count
 
 __all__ = ["GIVE_WAY", "RIGHT_OF_WAY", "JunctionHold", "junction_hold", "priority_over_ego"]
 
 GIVE_WAY, RIGHT_OF_WAY = "give_way_sign", "right_of_way_unsignalised"
+keeps(__name__, GIVE_WAY, RIGHT_OF_WAY)
 DEFAULT_GAP = 3.0  # s, both rules' catalogue min_time_gap
 MARGIN = 1.5  # s kept above the rule's gap: the ego still moves between deciding and crossing the line
 LINE_MATCH = 15.0  # m: a stop line this close to the give-way sign is the one it governs (as the monitor)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from roadtest.agents.constraints import keeps
 from roadtest.agents.rules import rule_param
-from roadtest.rules.signals import NON_VEHICLES  # what the monitor's rear gap does not count
+from roadtest.kinds import RULE_NON_VEHICLES as NON_VEHICLES  # what the monitor's rear gap does not count
 
 __all__ = ["RULE", "DEFAULT_GAP", "MARGIN", "REAR_RANGE", "LANE_END_MARGIN", "needed_gap", "rear_blocker", "alongside",
            "lane_taken", "gap_gate"]
 
 RULE = "merge_give_way"
+keeps(__name__, RULE)
 DEFAULT_GAP = 1.0  # s: the catalogue's min_rear_gap, kept where the rule is not listed
 MARGIN = 0.3  # s the expert keeps above the rule's gap
 REAR_RANGE = 30.0  # m behind in the target lane that counts as taken when pulling out

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from roadtest.agents.constraints import keeps
 from roadtest.agents.rules import param_si
 
 __all__ = ["MIN_MARGIN", "minimum_speed", "raise_to_minimum"]
+keeps(__name__, "min_speed_expressway")
 
 MIN_MARGIN = 0.5  # m/s kept above the minimum
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from roadtest.agents.constraints import keeps
+from roadtest.kinds import OFFICERS
+
 __all__ = ["OfficerCommand", "officer_command", "OFFICER_RANGE", "LINE_MATCH", "SETBACK"]
+keeps(__name__, "officer_signal")
 
 OFFICER_RANGE = 80.0  # m ahead along the route within which an officer directs the ego's approach
 LINE_MATCH = 15.0  # m: a stop line up to this far past the officer is the one it holds traffic at
 SETBACK = 2.0  # m before the officer where the ego stops when there is no stop line
-_KINDS = frozenset({"officer", "police_officer"})
+_KINDS = OFFICERS
 
 
 @dataclass(frozen=True)

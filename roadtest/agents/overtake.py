@@ -13,16 +13,20 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from roadtest import kinds
+from roadtest.agents.constraints import keeps
 from roadtest.agents.lane_gap import REAR_RANGE, alongside, rear_blocker
 from roadtest.agents.rules import listed, rule_param
 
 __all__ = ["Overtaker"]
+keeps(__name__, "solid_line_exception", "no_overtaking_solid_line", "no_lane_change_tunnel", "vru_lateral_clearance",
+      "no_collision_vehicle", "no_collision_vru")
 
 WAIT = 5.0  # s behind a slow road user before passing it
 SLOW = 0.7  # a lead slower than this share of the desired speed is worth passing
 NEEDED_ROAD = 130.0  # m of route (and of tunnel-free road) a pass takes
 PASSED = 8.0  # m clear in front of the passed road user before moving back
-VRUS = ("bicycle", "pedestrian")
+VRUS = kinds.VRUS
 EXCEPTION = "solid_line_exception"
 STANDING = 0.5  # m/s: a road user slower than this stands still (the exception's `standing` where it is listed)
 BLOCKED_GAP = 15.0  # m: the exception's default blocked_gap
@@ -85,7 +89,7 @@ class Overtaker:
     def room(self, view: Mapping[str, Any], a: Mapping[str, Any]) -> float:
         """Standstill gap (m) the expert keeps behind road user `a`: PULL_OUT_ROOM behind a vehicle in its lane
         that the exception may let it pass, else 0 (the expert's own gap applies)."""
-        if not exception_in_use(view) or a.get("kind") in VRUS + ("static", "officer") or abs(float(a.get("route_d") or 0.0)) > 1.5:
+        if not exception_in_use(view) or a.get("kind") in VRUS | kinds.STATIC or abs(float(a.get("route_d") or 0.0)) > 1.5:
             return 0.0
         return PULL_OUT_ROOM
 

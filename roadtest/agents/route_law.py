@@ -12,9 +12,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from roadtest.agents.constraints import keeps
 from roadtest.sim.route_path import RoutePath
 
 __all__ = ["RouteLaw", "turn_back_at", "SHORT_OF"]
+keeps(__name__, "no_entry", "no_u_turn")
 
 SHORT_OF = 1.0  # m between the ego's front and the junction's entry (or the turn) where it stops
 TURN_BACK = 2.5  # rad: a heading change this large ...

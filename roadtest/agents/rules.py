@@ -1,10 +1,12 @@
-"""What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters."""
+"""What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters: one small
+limit per rule id, registered with _limit; any other rule's max_speed (or speed_limit) param is a plain cap."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
+from roadtest.agents.constraints import keeps
 from roadtest.units import canonical_unit, to_si
 
 __all__ = ["RuleLimits", "rule_limits", "param_si", "rule_param", "listed"]
@@ -62,6 +64,99 @@ def _night(env: Mapping[str, Any]) -> bool:
     return float(env.get("sun_intensity", 1.0)) < 0.2
 
 
+@dataclass(frozen=True)
+class _Tick:
+    """What a rule's limit reads of this tick: its own params (SI), the environment, the fog range, the zones."""
+
+    params: Mapping[str, Any]
+    env: Mapping[str, Any]
+    vis: float
+    zones: list[Mapping[str, Any]]
+
+    def p(self, key: str, default: float | None = None) -> float | None:
+        return param_si(self.params, key, default)
+
+
+_LIMITS: dict[str, Callable[[RuleLimits, _Tick], None]] = {}  # rule id -> how it constrains speed and gap
+
+
+def _limit(*rule_ids: str) -> Callable[[Callable[[RuleLimits, _Tick], None]], Callable[[RuleLimits, _Tick], None]]:
+    """Register a rule's limit (and, for the ablated expert, that this module keeps a constraint for the rule)."""
+    def deco(fn: Callable[[RuleLimits, _Tick], None]) -> Callable[[RuleLimits, _Tick], None]:
+        for rid in rule_ids:
+            _LIMITS[rid] = fn
+        keeps(__name__, *rule_ids)
+        return fn
+    return deco
+
+
+@_limit("fog_speed_limit")
+def _fog(out: RuleLimits, t: _Tick) -> None:
+    if t.vis <= (t.p("visibility_threshold", 50.0) or 50.0):
+        out.cap(t.p("fog_speed", 30 / 3.6))
+
+
+@_limit("fog_expressway")
+def _fog_expressway(out: RuleLimits, t: _Tick) -> None:
+    for i in (3, 2, 1):
+        if t.vis < (t.p(f"vis{i}") or -1.0):
+            out.cap(t.p(f"speed{i}"))
+            gap = t.p(f"gap{i}")
+            if gap is not None:
+                out.min_gap = max(out.min_gap, gap)
+            break
+
+
+@_limit("night_speed")
+def _night_speed(out: RuleLimits, t: _Tick) -> None:
+    if _night(t.env):
+        out.cap(t.p("night_speed"))
+
+
+def _zone_cap(kind: str, param: str) -> Callable[[RuleLimits, _Tick], None]:
+    def cap_in(out: RuleLimits, t: _Tick) -> None:
+        cap = t.p(param)
+        for z in t.zones:
+            if z.get("kind") != kind or cap is None:
+                continue
+            if z.get("inside"):
+                out.cap(cap)
+            elif float(z.get("distance_start", 1e9)) > 0.0:
+                out.ahead.append((float(z["distance_start"]), cap))
+    return cap_in
+
+
+_limit("school_zone_speed")(_zone_cap("school_zone", "school_speed"))
+_limit("work_zone_speed")(_zone_cap("work_zone", "work_speed"))
+
+
+@_limit("safe_distance")
+def _safe_distance(out: RuleLimits, t: _Tick) -> None:
+    out.headway = max(out.headway, (t.p("time_gap", 1.5) or 1.5) + 0.6)  # margin for a braking lead
+    out.min_gap = max(out.min_gap, (t.p("min_gap", 2.0) or 2.0) + 1.5)
+
+
+@_limit("expressway_distance")
+def _expressway_distance(out: RuleLimits, t: _Tick) -> None:
+    """A gap that grows to fast_gap by fast_speed, never under slow_gap."""
+    slow, fast, v_fast = t.p("slow_gap", 50.0), t.p("fast_gap", 100.0), t.p("fast_speed", 100 / 3.6)
+    out.min_gap = max(out.min_gap, (slow or 50.0) + 5.0)
+    out.headway = max(out.headway, (fast or 100.0) / (v_fast or 100 / 3.6) + 0.2)
+
+
+@_limit("yellow_light")
+def _yellow(out: RuleLimits, t: _Tick) -> None:
+    out.comfort_decel = t.p("comfort_decel", 3.0) or 3.0
+
+
+def _generic(out: RuleLimits, t: _Tick) -> None:
+    """Any other rule: its max_speed (or speed_limit) param caps the speed, below its visibility_threshold if it has one."""
+    generic = t.p("max_speed") or t.p("speed_limit")
+    threshold = t.p("visibility_threshold")
+    if generic is not None and (threshold is None or t.vis <= threshold):
+        out.cap(generic)
+
+
 def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -> RuleLimits:
     """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view;
     the rules in `ignore` are skipped (the ablated expert), and ignoring safe_distance also drops the default gap."""
@@ -71,51 +166,10 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
     env = view.get("environment") or {}
     vis = float(env.get("fog_visual_range", 1e5))
     zones = view.get("zones") or []
-    tol_margin = 0.0
     for rule in view.get("rules") or []:
         rid = str(rule.get("id", "") if isinstance(rule, Mapping) else rule)
-        params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
-        p = lambda k, d=None: param_si(params, k, d)  # noqa: E731
         if rid in ignore:
             continue
-        if rid == "fog_speed_limit":
-            if vis <= (p("visibility_threshold", 50.0) or 50.0):
-                out.cap(p("fog_speed", 30 / 3.6))
-        elif rid == "fog_expressway":
-            for i in (3, 2, 1):
-                if vis < (p(f"vis{i}") or -1.0):
-                    out.cap(p(f"speed{i}"))
-                    gap = p(f"gap{i}")
-                    if gap is not None:
-                        out.min_gap = max(out.min_gap, gap)
-                    break
-        elif rid == "night_speed":
-            if _night(env):
-                out.cap(p("night_speed"))
-        elif rid in ("school_zone_speed", "work_zone_speed"):
-            kind = "school_zone" if rid.startswith("school") else "work_zone"
-            cap = p("school_speed" if kind == "school_zone" else "work_speed")
-            for z in zones:
-                if z.get("kind") != kind or cap is None:
-                    continue
-                if z.get("inside"):
-                    out.cap(cap)
-                elif float(z.get("distance_start", 1e9)) > 0.0:
-                    out.ahead.append((float(z["distance_start"]), cap))
-        elif rid == "safe_distance":
-            out.headway = max(out.headway, (p("time_gap", 1.5) or 1.5) + 0.6)  # margin for a braking lead
-            out.min_gap = max(out.min_gap, (p("min_gap", 2.0) or 2.0) + 1.5)
-        elif rid == "expressway_distance":  # a gap that grows to fast_gap by fast_speed, never under slow_gap
-            slow, fast, v_fast = p("slow_gap", 50.0), p("fast_gap", 100.0), p("fast_speed", 100 / 3.6)
-            out.min_gap = max(out.min_gap, (slow or 50.0) + 5.0)
-            out.headway = max(out.headway, (fast or 100.0) / (v_fast or 100 / 3.6) + 0.2)
-        elif rid == "yellow_light":
-            out.comfort_decel = p("comfort_decel", 3.0) or 3.0
-        else:
-            generic = p("max_speed") or p("speed_limit")
-            threshold = p("visibility_threshold")
-            if generic is not None and (threshold is None or vis <= threshold):
-                out.cap(generic)
-    if out.max_speed is not None:
-        out.max_speed -= tol_margin
+        params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
+        _LIMITS.get(rid, _generic)(out, _Tick(params, env, vis, zones))
     return out

@@ -182,7 +182,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
 
 
 def _has_sign(sign_id: str, countries: Sequence[str]) -> bool:
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
 
     codes = (load_signs().get(sign_id) or {}).get("codes") or {}
     return all(codes.get(c) for c in countries)

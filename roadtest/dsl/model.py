@@ -35,6 +35,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from roadtest.kinds import WALKERS, scenario_kinds
 from roadtest.units import KMH
 
 __all__ = [
@@ -327,7 +328,7 @@ ACTOR_DIMENSIONS: dict[str, tuple[float, float, float]] = {
     "barrier": (1.0, 2.0, 1.0), "broken_down_vehicle": (4.7, 1.9, 1.5),
 }
 STATIC_KINDS = frozenset({"cone", "barrier", "broken_down_vehicle"})
-PEDESTRIAN_KINDS = frozenset({"pedestrian", "police_officer"})
+PEDESTRIAN_KINDS = scenario_kinds(WALKERS)
 
 
 class Place(_Model):
@@ -547,7 +548,7 @@ LEFT_HAND_COUNTRIES = frozenset({"JP", "GB", "IE", "AU", "NZ", "IN", "HK", "MO",
 
 
 def _countries() -> tuple[str, ...]:
-    from roadtest.dsl.signs import countries
+    from roadtest.signs.catalogue import countries
 
     return countries()
 

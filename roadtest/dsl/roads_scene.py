@@ -52,7 +52,7 @@ def side_t(piece: RoadPiece, s: float, side: str, facing: str = "forward") -> fl
 
 
 def _sign_code(sign_id: str, country: str) -> dict:
-    from roadtest.dsl.signs import sign_code
+    from roadtest.signs.catalogue import sign_code
 
     return sign_code(sign_id, country)
 

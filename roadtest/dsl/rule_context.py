@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS
+from roadtest.dsl.model import ACTOR_DIMENSIONS
+from roadtest.kinds import MOTOR_VEHICLES, scenario_kinds
 from roadtest.errors import Problem
 
 __all__ = ["rule_warnings", "never_in_force", "fails_at_start"]
@@ -33,7 +34,7 @@ def _actors(kinds: frozenset[str] | set[str]) -> Callable[[Any], bool]:
     return lambda sc: any(a.kind in kinds for a in sc.actors)
 
 
-_VEHICLES = set(ACTOR_DIMENSIONS) - PEDESTRIAN_KINDS - {"ego", "bicycle", "cone", "barrier"}  # a broken-down car is a lead
+_VEHICLES = scenario_kinds(MOTOR_VEHICLES)  # a broken-down car is a lead
 
 def _officer(state: str) -> Callable[[Any], bool]:
     return lambda sc: any(a.kind == "police_officer" and any(p.state == state for p in a.signal) for a in sc.actors)

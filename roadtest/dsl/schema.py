@@ -42,8 +42,10 @@ def known_rule_ids() -> set[str] | None:
 
 
 def _stamp() -> tuple[tuple[str, int, int], ...]:
-    files = sorted(RULES_DIR.glob("*.yaml")) if RULES_DIR.is_dir() else []
-    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    from roadtest.rules.catalogue_model import catalogue_dirs
+
+    files = sorted(p for d in catalogue_dirs() if d.is_dir() for p in d.glob("*.yaml"))
+    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
 @lru_cache(maxsize=4)
@@ -90,7 +92,7 @@ def semantic_problems(scn: Scenario, data: Any) -> list[Found]:
 
 def _road(scn: Scenario, data: Any) -> Iterator[Found]:
     road, length = scn.road, scn.road.length
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
 
     signs = load_signs()
     for i, sign in enumerate(road.signs):

@@ -147,7 +147,7 @@ def _write_png(path: Path, bgra: np.ndarray) -> None:
 def build_exam(target: Path, out: Path, seeds: int = 1, seed: int = 0, tick: float = 0.05) -> dict[str, Any]:
     """Write OUT/exam.jsonl and OUT/images/; return counts per kind and the checks' outcome."""
     from roadtest.bundle import load_bundle
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
     from roadtest.rules.catalogue_model import load_catalogue
     from roadtest.runner.cli import resolve_target
     from roadtest.runner.episode import EpisodeError, run_episode

@@ -3,7 +3,7 @@
 perception misses, never what the answer key says.
 
 A sign question: the option that is the meaning of the sign it detected nearest (none detected: no answer).
-An action question: the option holding the compliant phrase (roadtest/exam/actions.yaml) of every rule its
+An action question: the option holding the compliant phrase (the rule record's exam.comply) of every rule its
 detections put in play (the signs' rules; a red or yellow lamp's red_light); among options that tie, the
 first. What it cannot see (a pedestrian, a vehicle ahead) it cannot tell apart, so it guesses there.
 """
@@ -34,7 +34,7 @@ class BuiltinExaminee:
 
     def __init__(self, config: Mapping[str, Any], fov: float):
         from roadtest.agents.vlm.builtin.classifier import load_classifier
-        from roadtest.dsl.signs import load_signs
+        from roadtest.signs.catalogue import load_signs
 
         self.classifier = load_classifier(config["builtin"]["checkpoint"])
         self.fov = float(fov)

@@ -1,7 +1,7 @@
 """Exam questions from the rule catalogue and the sign metadata: sign identification, required action, open.
 
 Nothing here is written per scene: the options of an action question are composed from the per-rule
-phrases of `actions.yaml` for the rules in force at the frame, and the options of a sign question from
+phrases of the catalogue records (their `exam:`) for the rules in force at the frame, and the options of a sign question from
 the meanings of the country's own signs. Every question keeps its answer and its justification.
 """
 
@@ -11,11 +11,7 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib.resources import files
 from typing import Any, Mapping, Sequence
-
-import yaml
 
 from roadtest.errors import UserError
 
@@ -47,11 +43,12 @@ class Question:
     justification: dict[str, Any] = field(default_factory=dict)
 
 
-@lru_cache(maxsize=1)
 def action_phrases() -> dict[str, dict[str, Any]]:
-    """Rule id -> {comply: str, violate: [str, ...]} from the shipped actions.yaml."""
-    text = files("roadtest.exam").joinpath("actions.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    """Rule id -> {comply: str, violate: [str, ...]}: the exam phrases of each catalogue record that has them."""
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    return {rid: {"comply": r.exam.comply, "violate": list(r.exam.violate)}
+            for rid, r in load_catalogue().items() if r.exam is not None}
 
 
 def question_rng(*parts: Any) -> random.Random:
@@ -130,7 +127,7 @@ def action_question(qid: str, rules: Sequence[Mapping[str, Any]], governing: str
     phrases = action_phrases()
     missing = [r["id"] for r in rules if r["id"] not in phrases]
     if missing:
-        raise UserError(f"exam: no action phrases for rule(s) {', '.join(missing)} in roadtest/exam/actions.yaml")
+        raise UserError(f"exam: no action phrases for rule(s) {', '.join(missing)} ; give their catalogue records exam: {comply, violate}")
     ordered = sorted(rules, key=lambda r: (r.get("priority") if r.get("priority") is not None else 99, r["id"]))
     excused = excused_rules(ordered, governing, conflicts)
     kept = [r for r in ordered if r["id"] not in excused]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from roadtest.findings import Violation
+from roadtest.kinds import LEADERBOARD_STATIC, LEADERBOARD_VEHICLES, LEADERBOARD_WALKERS
 from roadtest.metrics.base import Route, ego_states, route_from_meta
 from roadtest.metrics.min_speed import leaderboard_min_speed
 from roadtest.metrics.scenario_criteria import SCENARIO_TIMEOUT, obstacle_windows, scenario_timeouts, yield_emergency
@@ -63,9 +64,9 @@ MIN_TIMEOUT = 300.0  # s (RouteTimeoutBehavior)
 FRAME_RATE = 20.0  # Hz, leaderboard_evaluator.py: coarser traces are evaluated at interpolated 20 Hz positions
 FAILURES = {"route_dev": "Agent deviated from the route", "vehicle_blocked": "Agent got blocked",
             "route_timeout": "Agent timed out"}
-_VEHICLES = {"car", "truck", "bus", "emergency", "motorcycle", "bicycle", "van", "trailer", "vehicle"}
-_WALKERS = {"pedestrian", "officer", "walker"}
-_STATIC = {"static", "obstacle", "barrier", "cone", "prop", "traffic"}
+_VEHICLES = LEADERBOARD_VEHICLES  # a bicycle is a vehicle here, as CARLA reports it (roadtest.kinds)
+_WALKERS = LEADERBOARD_WALKERS
+_STATIC = LEADERBOARD_STATIC
 LAYOUT_ID = "0"  # CARLA gives the map layout id 0; a collision event without another actor is the layout
 
 

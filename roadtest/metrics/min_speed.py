@@ -19,6 +19,7 @@ import math
 from typing import Sequence
 
 from roadtest.findings import Violation
+from roadtest.kinds import NOT_TRAFFIC
 from roadtest.sim.api import ActorState, WorldState
 from roadtest.units import speed_si
 
@@ -30,7 +31,7 @@ LEAD_HEADWAY = 3.0  # s
 LEAD_STANDSTILL = 10.0  # m
 LEAD_HALF_WIDTH = 2.0  # m, lateral offset in the ego frame still counted as the ego's lane
 CAP_MARGIN = 1.0  # m/s
-_NOT_VEHICLES = {"pedestrian", "officer", "walker", "static", "obstacle", "barrier", "cone", "prop"}
+_NOT_VEHICLES = NOT_TRAFFIC  # walkers and props; a bicycle counts as traffic, as in the leaderboard
 FINAL_SHARE = 0.95  # the last checkpoint is taken at the end when more than this share of the route was passed
 
 

@@ -11,6 +11,7 @@ import math
 from typing import Sequence
 
 from roadtest.findings import Violation
+from roadtest.kinds import LEADERBOARD_STATIC
 from roadtest.metrics.base import Route, project_on_route
 from roadtest.sim.api import ActorState, WorldState
 
@@ -23,7 +24,7 @@ EV_TRIGGER_DISTANCE = 50.0  # m
 EV_IDLE_TIME = 10.0  # s
 EV_END_DISTANCE = 50.0  # m
 SCENARIO_TIMEOUT = 240.0  # s, ScenarioTimeout(duration) in every route-blocking scenario
-OBSTACLE_KINDS = {"static", "obstacle", "barrier", "cone", "prop"}
+OBSTACLE_KINDS = LEADERBOARD_STATIC  # props and road furniture (roadtest.kinds)
 OBSTACLE_TRIGGER = 30.0  # m: stand-in for a blocking scenario's trigger point, this far before the obstacle
 ROUTE_HALF_WIDTH = 2.0  # m: an obstacle this close to the route polyline blocks it
 

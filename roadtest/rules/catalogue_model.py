@@ -2,18 +2,21 @@
 
 A record says what the rule demands (rule_content), how it is perceived and what kind of norm it is,
 its numeric constraints with units (converted to SI here), per-country parameters and legal sources,
-its priority class, the context a scene must contain for it to apply, and its STL monitor.
+its priority class, the context a scene must contain for it to apply, and its STL monitor; and what the rest of
+roadtest needs of it: the exam's phrases, what the expert drops when it ignores the rule, and its L1 scene.
+A folder named in $ROADTEST_RULES adds its records to the shipped ones.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from roadtest.errors import Problem, ScenarioError, UserError
 from roadtest.units import UNITS, to_si
@@ -26,8 +29,13 @@ __all__ = [
     "Jurisdiction",
     "Context",
     "Monitor",
+    "ExamPhrases",
+    "L1Scene",
     "Rule",
+    "RULES_ENV",
+    "EXAM_SCENE_VALUES",
     "catalogue_dir",
+    "catalogue_dirs",
     "load_rule_file",
     "load_catalogue",
     "get_rule",
@@ -67,11 +75,16 @@ ACTOR_NEEDS = (
 
 
 def sign_ids() -> list[str]:
-    """The sign ids a rule's context may ask for: the scenario DSL's own (roadtest.dsl.signs), so compose can place them."""
-    from roadtest.dsl.signs import load_signs
+    """The sign ids a rule's context may ask for: the scenario DSL's own (roadtest.signs.catalogue), so compose can place them."""
+    from roadtest.signs.catalogue import load_signs
 
     return sorted(load_signs())
 
+
+RULES_ENV = "ROADTEST_RULES"  # folders (os.pathsep-separated) whose rule records join the shipped catalogue
+# values a phrase may name besides the rule's params (roadtest.exam.questions fills them from the scene)
+EXAM_SCENE_VALUES = ("limit", "over_limit", "half_fast_gap", "side")
+_FIELD = re.compile(r"\{([a-z_0-9]+)(?:\|([a-z]+))?\}")
 _CONTENT = re.compile(r"^When .+, the driver (may|must|must not) .+$", re.S)
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -165,6 +178,37 @@ def monitor_context(formula: str, in_force: str | None) -> str | None:
     return parts[0] if parts else None
 
 
+class ExamPhrases(_Strict):
+    """How the written exam words the rule: the action that complies and actions that break it, never per scene.
+
+    `{name|unit}` is one of the rule's params (or a scene value: EXAM_SCENE_VALUES) in the country's display
+    unit (kmh, m, s); `{name}` is the value as text."""
+
+    comply: str
+    violate: list[str] = Field(min_length=1)
+
+
+class L1Variant(_Strict):
+    """The rule's L1 scene for some countries."""
+
+    countries: list[str] = Field(min_length=1)
+    tweaks: dict[str, Any] = Field(default_factory=dict)
+
+
+class L1Scene(_Strict):
+    """What scripts/make_suites.py adds to the composed scene of the rule alone (the L1 scene), where the
+    composed scene does not put the rule to the test: `tweaks` for every country, or `scenes` per group."""
+
+    tweaks: dict[str, Any] = Field(default_factory=dict)
+    scenes: list[L1Variant] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one(self) -> "L1Scene":
+        if self.tweaks and self.scenes:
+            raise ValueError("expected tweaks (every country) or scenes (per group of countries), not both")
+        return self
+
+
 class Rule(_Strict):
     """One atomic traffic rule."""
 
@@ -185,6 +229,9 @@ class Rule(_Strict):
     monitor: Monitor
     closed_loop: bool = True  # false: the built-in simulator cannot drive a scene that tests it
     closed_loop_reason: str = ""  # required when closed_loop is false: why not
+    exam: ExamPhrases | None = None  # the exam's options; a rule without them cannot be examined
+    ablation: str = ""  # what the expert drops when it ignores the rule (expert-ignore:ID; roadtest.agents.constraints)
+    l1: L1Scene = Field(default_factory=L1Scene)
     file: str = ""
 
     @field_validator("id")
@@ -234,6 +281,22 @@ class Rule(_Strict):
                     raise ValueError(f"jurisdictions.{cc}.params.{name}: not declared in params")
         return self
 
+    @field_validator("exam")
+    @classmethod
+    def _phrases_fill(cls, v: "ExamPhrases | None", info: ValidationInfo) -> "ExamPhrases | None":
+        if v is None:
+            return v
+        params = info.data.get("params") or {}
+        for i, text in enumerate([v.comply, *v.violate]):
+            where = "comply" if i == 0 else f"violate[{i - 1}]"
+            for m in _FIELD.finditer(text):
+                if m.group(1) not in params and m.group(1) not in EXAM_SCENE_VALUES:
+                    raise ValueError(f"{where}: {{{m.group(1)}}} is neither a param of the rule nor one of "
+                                     f"{', '.join(EXAM_SCENE_VALUES)}")
+                if m.group(2) not in (None, "kmh", "m", "s"):
+                    raise ValueError(f"{where}: unit {m.group(2)!r} in {m.group(0)}; expected kmh, m or s")
+        return v
+
     @property
     def priority(self) -> int:
         return PRIORITY_CLASSES.index(self.priority_class)
@@ -252,6 +315,15 @@ class Rule(_Strict):
 def catalogue_dir() -> Path:
     """The shipped catalogue folder (package data, so a wheel install has it too)."""
     return Path(str(files("roadtest.rules").joinpath("catalogue")))
+
+
+def catalogue_dirs() -> list[Path]:
+    """The shipped catalogue folder, then each folder named in $ROADTEST_RULES (a missing one is a UserError)."""
+    extra = [Path(x) for x in os.environ.get(RULES_ENV, "").split(os.pathsep) if x.strip()]
+    for d in extra:
+        if not d.is_dir():
+            raise UserError(f"${RULES_ENV}: {d} is not a folder of rule records")
+    return [catalogue_dir(), *extra]
 
 
 def _compose_positions(text: str, file: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
@@ -317,15 +389,18 @@ def load_rule_file(path: str | Path) -> Rule:
 
 
 def load_catalogue(directory: str | Path | None = None) -> dict[str, Rule]:
-    """Every rule record of the catalogue folder, keyed by id (sorted); all problems reported together.
+    """Every rule record of the catalogue folder (default: catalogue_dirs()), keyed by id (sorted); all
+    problems reported together.
 
     Parsed once per process and folder state (file names, sizes, mtimes): a long-lived worker pays for
     it once, not once per run. The caller gets its own dict; the Rule records are immutable."""
-    d = Path(directory) if directory is not None else catalogue_dir()
-    if not d.is_dir():
-        raise UserError(f"{d}: rule catalogue folder not found")
-    files = sorted(d.glob("*.yaml"))
-    stamp = (str(d.resolve()), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    dirs = [Path(directory)] if directory is not None else catalogue_dirs()
+    for d in dirs:
+        if not d.is_dir():
+            raise UserError(f"{d}: rule catalogue folder not found")
+    # by name, the shipped folder's file first: a record of an extra folder that takes its id is the one refused
+    files = [f for _, _, f in sorted((f.name, i, f) for i, d in enumerate(dirs) for f in d.glob("*.yaml"))]
+    stamp = tuple((str(f.resolve()), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
     cached = _PARSED.get(stamp)
     if cached is None:
         cached = _PARSED[stamp] = _parse_catalogue(files)
@@ -344,6 +419,9 @@ def _parse_catalogue(files: list[Path]) -> dict[str, Rule]:
         except ScenarioError as e:
             problems.extend(e.problems)
             continue
+        if r.id in rules:
+            problems.append(Problem(r.file, 1, 1, "id", f"rule {r.id!r} is already defined in {rules[r.id].file}"))
+            continue
         rules[r.id] = r
     for r in rules.values():
         for other in r.conflicts_with:
@@ -354,12 +432,9 @@ def _parse_catalogue(files: list[Path]) -> dict[str, Rule]:
     return rules
 
 
-_CACHE: dict[str, dict[str, Rule]] = {}
-
-
 def get_rule(rule_id: str, catalogue: dict[str, Rule] | None = None) -> Rule:
     """One rule by id; an unknown id is a UserError naming close matches."""
-    cat = catalogue if catalogue is not None else _CACHE.setdefault("default", load_catalogue())
+    cat = catalogue if catalogue is not None else load_catalogue()
     if rule_id not in cat:
         import difflib
 

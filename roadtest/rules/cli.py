@@ -49,6 +49,15 @@ def rules_show_command(rule_id: str) -> int:
         + ([f"signs: {', '.join(ctx.signs)}"] if ctx.signs else [])) or "  context: any scene")
     if r.conflicts_with:
         lines.append(f"  conflicts with: {', '.join(r.conflicts_with)}")
+    if r.exam is not None:
+        lines.append(f"  exam: complies: {r.exam.comply}")
+        lines.extend(f"        breaks it: {v}" for v in r.exam.violate)
+    if r.ablation:
+        lines.append(f"  the expert ignoring it drops: {r.ablation}")
+    if r.l1.tweaks or r.l1.scenes:
+        lines.append("  its L1 scene adds: " + (", ".join(sorted(r.l1.tweaks)) if r.l1.tweaks else
+                                                 "; ".join(f"{' '.join(v.countries)}: {', '.join(sorted(v.tweaks))}"
+                                                           for v in r.l1.scenes)))
     lines.append(f"  file: {r.file}")
     print("\n".join(lines))
     return 0

@@ -1,4 +1,8 @@
-"""One extraction of per-tick rule signals from a Trace and its meta.json; every monitor reads these.
+"""Per-tick rule signals from a Trace and its meta.json; every monitor reads these.
+
+Each signal is one small function of the tick, registered with `@signal(name)` beside its VOCABULARY entry;
+the facts several signals share (the light in play, the lead, the reasons to stand) are worked out once per
+tick on `_Tick`, and what carries from tick to tick (latches, timers) lives on `_Run`.
 
 Discrete facts are ±1 (+1 true), margins are in SI units. "Front" is the ego's front bumper along
 its direction of travel; distances along the road are measured on the ego's road from lane s, so
@@ -10,13 +14,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from roadtest.kinds import RULE_NON_VEHICLES, RULE_VRUS
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
 from roadtest.units import speed_si
 
-__all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "STOP_ZONE", "LINE_MATCH"]
+__all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "signal", "STOP_ZONE", "LINE_MATCH"]
 
 NONE = 1000.0  # value of a distance/time/speed signal when there is nothing to measure
 STOP_ZONE = 4.0  # m before a stop line where a stop counts (scenario_runner RunningStopTest)
@@ -31,8 +36,8 @@ REASON_LINE = 8.0  # m: a stop line, red light or give-way line this close is a 
 REASON_CROSSWALK = 20.0  # m
 TASK_REACH = 40.0  # m past an asked stop's spot (a no-stopping zone's length moves it) where standing serves that stop
 PASS_AHEAD, PASS_BEHIND = 40.0, 15.0  # m between bumpers: a road user going the ego's way this close is being passed
-VRUS = frozenset({"pedestrian", "bicycle", "officer", "police_officer", "walker", "cyclist"})
-NON_VEHICLES = VRUS | frozenset({"static", "cone", "barrier", "prop"})
+VRUS = RULE_VRUS  # pedestrians and cyclists: never a lead vehicle
+NON_VEHICLES = RULE_NON_VEHICLES
 
 VOCABULARY: dict[str, tuple[str, str]] = {
     "ego_speed": ("m/s", "ego speed along its heading"),
@@ -205,127 +210,161 @@ def _crossed(line_s: float, f0: float, f1: float, d: int) -> bool:
     return d * (line_s - f0) > 0 >= d * (line_s - f1)
 
 
-def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Signals:
-    """Every VOCABULARY signal for every tick with an ego; a pure function of (trace, meta)."""
-    meta = meta or {}
-    side = str(meta.get("driving_side") or "right")
-    sc = _Scene(meta)
-    ticks: list[tuple[WorldState, ActorState]] = [(st, st.ego) for st in trace.states if st.ego is not None]
-    out: dict[str, list[float]] = {k: [] for k in VOCABULARY}
-    times = [st.time for st, _ in ticks]
-    prev: ActorState | None = None
-    motion_dir, first_dir, start_road = 0, 0, None
-    stop_min = NONE
-    ev_time = idle_time = go_wait = 0.0
-    light_prev_state: dict[str, str] = {}
-    yellow_latch: dict[str, tuple[float, float]] = {}
-    limit_sign: float | None = None
-    goal_seen = False
-    leg = 0
-    for st, e in ticks:
-        v = {k: -1.0 for k in VOCABULARY}
-        ln = e.lane
-        road = str(ln.road) if ln else ""
+class _once:
+    """A fact of the tick worked out when first asked for, then kept on the instance (a lock-free cached_property)."""
+
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn, self.name = fn, fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+class _Run:
+    """What a signal remembers from one tick to the next (latches, timers, the direction of travel)."""
+
+    def __init__(self, meta: Mapping[str, Any], tick: float):
+        self.side = str(meta.get("driving_side") or "right")
+        self.sc = _Scene(meta)
+        self.tick = tick
+        self.prev: ActorState | None = None
+        self.motion_dir, self.first_dir, self.start_road = 0, 0, None
+        self.stop_min = NONE
+        self.ev_time = self.idle_time = self.go_wait = 0.0
+        self.light_prev_state: dict[str, str] = {}
+        self.yellow_latch: dict[str, tuple[float, float]] = {}
+        self.limit_sign: float | None = None
+        self.goal_seen = False
+        self.leg = 0
+
+
+class _Tick:
+    """One tick as every signal reads it: the ego's place on its road and, computed once when first asked for,
+    the facts several signals share (the light in play, the lead, the crosswalk, the reasons to stand)."""
+
+    def __init__(self, st: WorldState, e: ActorState, run: _Run):
+        self.st, self.e, self.run, self.sc = st, e, run, run.sc
+        prev = run.prev
+        ln = self.ln = e.lane
+        road = self.road = str(ln.road) if ln else ""
         if ln is not None and prev is not None and prev.lane is not None and str(prev.lane.road) == road:
             ds = ln.s - prev.lane.s
             if abs(ds) > 1e-4:
-                motion_dir = 1 if ds > 0 else -1
-        d = motion_dir or (_travel_dir(ln.lane, side) if ln else 1)
-        if ln is not None and start_road is None:
-            start_road = road
-        if motion_dir and not first_dir and road == start_road:
-            first_dir = motion_dir
-        s_c = ln.s if ln else 0.0
-        front = s_c + d * e.length / 2
-        same_prev = prev is not None and prev.lane is not None and ln is not None and str(prev.lane.road) == road
-        front0 = (prev.lane.s + d * prev.length / 2) if same_prev else front
-        v["ego_speed"], v["ego_accel"] = e.speed, e.ax
-        v["visibility"] = st.environment.fog_visual_range
-        v["night"] = _b(st.environment.sun_elevation < 0.0)
-        # zones and limits
-        zone_limit = NONE
-        for z in sc.zones:
-            if z.get("kind") == "no_stopping" and ln is not None and _road_ok(z, road) and \
+                run.motion_dir = 1 if ds > 0 else -1
+        d = self.d = run.motion_dir or (_travel_dir(ln.lane, run.side) if ln else 1)
+        if ln is not None and run.start_road is None:
+            run.start_road = road
+        if run.motion_dir and not run.first_dir and road == run.start_road:
+            run.first_dir = run.motion_dir
+        s_c = self.s_c = ln.s if ln else 0.0
+        self.front = s_c + d * e.length / 2
+        self.same_prev = prev is not None and prev.lane is not None and ln is not None and str(prev.lane.road) == road
+        self.front0 = (prev.lane.s + d * prev.length / 2) if self.same_prev else self.front
+
+    def on_road(self, r: Any) -> bool:
+        return _road_ok({"road": r}, self.road)
+
+    def crossed(self, s: float) -> bool:
+        """The ego's front passed s along its road this tick."""
+        return self.same_prev and _crossed(s, self.front0, self.front, self.d)
+
+    @_once
+    def zones(self) -> tuple[bool, set[str], float]:
+        """(any part of the ego in a no-stopping zone, kinds of the zones its centre is in, least zone limit)."""
+        e, ln, s_c = self.e, self.ln, self.s_c
+        in_no_stopping, inside, zone_limit = False, set(), NONE
+        for z in self.sc.zones:
+            if z.get("kind") == "no_stopping" and ln is not None and _road_ok(z, self.road) and \
                     float(z.get("s_start", 0)) < s_c + e.length / 2 and s_c - e.length / 2 < float(z.get("s_end", 0)):
-                v["in_no_stopping"] = 1.0
-            if ln is not None and _road_ok(z, road) and float(z.get("s_start", 0)) <= s_c <= float(z.get("s_end", 0)):
-                k = str(z.get("kind"))
-                if k in ("tunnel", "school_zone", "work_zone"):
-                    v["in_" + k] = 1.0
+                in_no_stopping = True
+            if ln is not None and _road_ok(z, self.road) and float(z.get("s_start", 0)) <= s_c <= float(z.get("s_end", 0)):
+                inside.add(str(z.get("kind")))
                 if z.get("speed_limit"):
                     zone_limit = min(zone_limit, float(z["speed_limit"]))
-        for r, s, lim in sc.limit_signs:
-            if same_prev and _road_ok({"road": r}, road) and _crossed(s, front0, front, d):
-                limit_sign = lim
-        lim = min(x for x in (sc.road_limit, limit_sign, zone_limit, NONE) if x is not None)
-        v["speed_limit"], v["zone_speed_limit"] = lim, zone_limit
-        # lane changes and markings
-        v["lane_change"] = _b(same_prev and prev.lane.lane != ln.lane)
-        v["solid_crossing"] = _b(any(ev.kind == "lane_invasion" and ev.actor == e.id and (
-            ev.data.get("allowed") is False or ("allowed" not in ev.data and "solid" in str(ev.data.get("type", ""))))
-            for ev in st.events))
-        # stop-sign lines
-        ahead = [s for r, s in sc.stop_lines if _road_ok({"road": r}, road) and d * (s - front0) > 0]
-        v["stop_zone_min_speed"] = NONE
-        crossed_stop = same_prev and any(_crossed(s, front0, front, d) for r, s in sc.stop_lines if _road_ok({"road": r}, road))
-        if ahead or crossed_stop:
-            nxt = min(ahead, key=lambda s: d * (s - front0)) if ahead else None
-            if nxt is not None and 0.0 <= d * (nxt - front) <= STOP_ZONE or crossed_stop:
-                stop_min = min(stop_min, abs(e.speed))
-            v["stop_zone_min_speed"] = stop_min
-        v["stop_crossed"] = _b(crossed_stop)
-        v["stop_sign_ahead"] = _b(bool(ahead) or crossed_stop)
-        if crossed_stop:
-            stop_min = NONE
-        # lights
+        return in_no_stopping, inside, zone_limit
+
+    @_once
+    def stop_lines(self) -> tuple[list[float], bool, float]:
+        """(stop-sign lines ahead, one crossed this tick, lowest speed within STOP_ZONE of the next; NONE before it)."""
+        run = self.run
+        ahead = [s for r, s in self.sc.stop_lines if self.on_road(r) and self.d * (s - self.front0) > 0]
+        crossed = any(self.crossed(s) for r, s in self.sc.stop_lines if self.on_road(r))
+        zone_min = NONE
+        if ahead or crossed:
+            nxt = min(ahead, key=lambda s: self.d * (s - self.front0)) if ahead else None
+            if nxt is not None and 0.0 <= self.d * (nxt - self.front) <= STOP_ZONE or crossed:
+                run.stop_min = min(run.stop_min, abs(self.e.speed))
+            zone_min = run.stop_min
+        if crossed:
+            run.stop_min = NONE
+        return ahead, crossed, zone_min
+
+    @_once
+    def light(self) -> tuple[str | None, float, bool, str]:
+        """(the light in play: crossed this tick, else the next ahead facing the ego's way; front to its line; crossed;
+        its state), with every light's yellow onset latched on the way."""
         cur_light, cur_dist, crossed_light = None, NONE, False
-        for lid, r, s in sc.lights:
-            if not _road_ok({"road": r}, road) or sc.light_dir[lid] not in (0, d):
+        d, front, run = self.d, self.front, self.run
+        for lid, r, s in self.sc.lights:
+            if not self.on_road(r) or self.sc.light_dir[lid] not in (0, d):
                 continue
-            if same_prev and _crossed(s, front0, front, d):
+            if self.crossed(s):
                 cur_light, cur_dist, crossed_light = lid, d * (s - front), True
                 break
             dist = d * (s - front)
             if 0 <= dist < cur_dist:
                 cur_light, cur_dist = lid, dist
-        for lid, r, s in sc.lights:
-            state = sc.light_state(st.signals, lid)
-            if state == "yellow" and (light_prev_state.get(lid) != "yellow" or lid not in yellow_latch):
-                yellow_latch[lid] = (d * (s - front), abs(e.speed))
+        for lid, r, s in self.sc.lights:
+            state = self.sc.light_state(self.st.signals, lid)
+            if state == "yellow" and (run.light_prev_state.get(lid) != "yellow" or lid not in run.yellow_latch):
+                run.yellow_latch[lid] = (d * (s - front), abs(self.e.speed))
             elif state != "yellow":
-                yellow_latch.pop(lid, None)
-            light_prev_state[lid] = state
-        state = sc.light_state(st.signals, cur_light)
-        v["light_crossed"] = _b(crossed_light)
-        v["light_ahead"] = _b(cur_light is not None)
-        v["light_red"] = _b(state.startswith("red"))
-        v["light_yellow"] = _b(state in ("yellow", "amber"))
-        v["light_dist"] = cur_dist if cur_light else NONE
-        v["yellow_onset_dist"], v["yellow_onset_speed"] = yellow_latch.get(cur_light, (NONE, 0.0)) if cur_light else (NONE, 0.0)
-        plain_crossed = same_prev and any(_crossed(s, front0, front, d) for r, s in sc.plain_lines if _road_ok({"road": r}, road))
-        v["line_crossed"] = _b(crossed_stop or crossed_light or plain_crossed)
-        off = [str(st.signals.get(o, "")).lower() for o in sc.officers] + [str(st.signals.get("officer", "")).lower()]
-        v["officer_stop"] = _b(any(x in ("stop", "red") for x in off))
-        v["officer_go"] = _b(any(x in ("go", "green", "proceed") for x in off))
-        # other actors
-        lead_gap, lead_speed, ev_behind, vru_gap, ped_cw = NONE, 0.0, False, NONE, False
+                run.yellow_latch.pop(lid, None)
+            run.light_prev_state[lid] = state
+        return cur_light, cur_dist, crossed_light, self.sc.light_state(self.st.signals, cur_light)
+
+    @_once
+    def plain_crossed(self) -> bool:
+        return any(self.crossed(s) for r, s in self.sc.plain_lines if self.on_road(r))
+
+    @_once
+    def officer(self) -> list[str]:
+        sig = self.st.signals
+        return [str(sig.get(o, "")).lower() for o in self.sc.officers] + [str(sig.get("officer", "")).lower()]
+
+    @_once
+    def crosswalk(self) -> tuple[float, tuple[float, float] | None]:
+        """(front to the start of the next crosswalk not yet cleared, its span along the road)."""
         cw_dist, cw_span = NONE, None
-        for r, a, b in sc.crosswalks:
-            if not _road_ok({"road": r}, road) or ln is None:
+        e, d = self.e, self.d
+        for r, a, b in self.sc.crosswalks:
+            if not self.on_road(r) or self.ln is None:
                 continue
             near_edge, far_edge = (a, b) if d > 0 else (b, a)
-            rear = s_c - d * e.length / 2
+            rear = self.s_c - d * e.length / 2
             if d * (far_edge - rear) < 0:
                 continue  # cleared
-            dist = d * (near_edge - front)
+            dist = d * (near_edge - self.front)
             if dist < cw_dist:
                 cw_dist, cw_span = dist, (min(a, b), max(a, b))
-        for o in st.actors:
+        return cw_dist, cw_span
+
+    @_once
+    def others(self) -> tuple[float, float, bool, float, bool]:
+        """(lead gap, lead speed, an emergency vehicle behind, least VRU clearance alongside, a pedestrian on the crosswalk)."""
+        e, ln, d, s_c = self.e, self.ln, self.d, self.s_c
+        cw_span = self.crosswalk[1]
+        lead_gap, lead_speed, ev_behind, vru_gap, ped_cw = NONE, 0.0, False, NONE, False
+        for o in self.st.actors:
             if o.id == e.id:
                 continue
             fx, fy = _ego_frame(e, o)
             kind = o.kind.lower()
-            if o.lane is not None and ln is not None and str(o.lane.road) == road:
+            if o.lane is not None and ln is not None and str(o.lane.road) == self.road:
                 same = o.lane.lane == ln.lane
                 along = d * (o.lane.s - s_c)
             else:
@@ -346,38 +385,38 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
                 lead_gap, lead_speed = gap, o.speed * math.cos(wrap_angle(o.h - e.h))
             if same and along < 0 and kind == "emergency" and o.siren and gap <= EV_RANGE:
                 ev_behind = True
-        v["has_lead"] = _b(lead_gap < NONE)
-        v["lead_gap"], v["lead_speed"] = lead_gap, lead_speed if lead_gap < NONE else 0.0
-        v["closing_speed"] = e.speed - lead_speed if lead_gap < NONE else 0.0
-        v["ped_on_crosswalk"], v["crosswalk_dist"] = _b(ped_cw), cw_dist
-        v["vru_lat_gap"] = vru_gap
-        v["vru_alongside"] = _b(vru_gap < NONE)
-        ev_time = ev_time + trace.tick if ev_behind else 0.0
-        v["ev_behind"], v["ev_blocked_time"] = _b(ev_behind), ev_time
-        # junction entry and lane-change gaps
-        gw_crossed = same_prev and any(_crossed(s, front0, front, d) for (r, s), gd in zip(sc.give_way, sc.give_way_dir)
-                                       if _road_ok({"road": r}, road) and gd in (0, d))
-        new_road = prev is not None and prev.lane is not None and ln is not None and not same_prev and (
-            sc.junction_roads is None or road in sc.junction_roads)  # leaving a junction onto its exit arm is no entry
-        entered = gw_crossed or plain_crossed or (new_road and not sc.give_way and not sc.plain_lines)
-        v["junction_entered"] = _b(entered)
-        v["cross_tta"] = _cross_tta(st, e) if entered else NONE
-        v["lane_change_rear_gap"] = _rear_gap(st, e, ln) if v["lane_change"] > 0 else NONE
-        # direction
-        moving = abs(e.speed) > 0.5
-        against = ln is not None and moving and motion_dir != 0 and motion_dir != _travel_dir(ln.lane, side)
-        v["opposite_side"] = _b(against and not _passing(st, e, side))
-        v["u_turn"] = _b(moving and first_dir != 0 and road == start_road and motion_dir == -first_dir)
-        v["entered_no_entry"] = _b(same_prev and any(_crossed(s, front0, front, d) for r, s in sc.no_entry if _road_ok({"road": r}, road)))
-        while leg + 1 < len(sc.route_legs) and sc.route_legs[leg][0] != road and road in [lg[0] for lg in sc.route_legs[leg + 1:]]:
-            leg += 1  # the route leg the ego is on
-        v["no_entry_ahead"] = _b(v["entered_no_entry"] > 0 or any(
-            _road_ok({"road": r}, road) and d * (s - front) > 0 for r, s in sc.no_entry) or any(
-            str(r) == lr and min(a, b) <= s <= max(a, b) for r, s in sc.no_entry for lr, a, b in sc.route_legs[leg + 1:]))
-        # collisions
+        return lead_gap, lead_speed, ev_behind, vru_gap, ped_cw
+
+    @_once
+    def entered(self) -> bool:
+        """The ego entered a junction this tick (a give-way line facing its way, a plain line, or a junction road)."""
+        sc, prev = self.sc, self.run.prev
+        gw_crossed = any(self.crossed(s) for (r, s), gd in zip(sc.give_way, sc.give_way_dir)
+                         if self.on_road(r) and gd in (0, self.d))
+        new_road = prev is not None and prev.lane is not None and self.ln is not None and not self.same_prev and (
+            sc.junction_roads is None or self.road in sc.junction_roads)  # leaving a junction onto its exit arm is no entry
+        return gw_crossed or self.plain_crossed or (new_road and not sc.give_way and not sc.plain_lines)
+
+    @_once
+    def lane_changed(self) -> bool:
+        return self.same_prev and self.run.prev.lane.lane != self.ln.lane
+
+    @_once
+    def entered_no_entry(self) -> bool:
+        return any(self.crossed(s) for r, s in self.sc.no_entry if self.on_road(r))
+
+    @_once
+    def goal_seen(self) -> bool:
+        if any(ev.kind == "goal_reached" for ev in self.st.events):
+            self.run.goal_seen = True
+        return self.run.goal_seen
+
+    @_once
+    def collided(self) -> tuple[bool, bool]:
+        """(the moving ego hit a pedestrian or cyclist, it hit a vehicle) this tick."""
+        e, st = self.e, self.st
+        vru = vehicle = False
         for ev in st.events:
-            if ev.kind == "goal_reached":
-                goal_seen = True
             if ev.kind != "collision" or e.id not in (ev.actor, ev.other) or abs(e.speed) < STOPPED:
                 continue
             other = ev.other if ev.actor == e.id else ev.actor
@@ -385,27 +424,172 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
             if not k:
                 k = next((a.kind for a in st.actors if a.id == other), "static")
             if k.lower() in VRUS:
-                v["collision_vru"] = 1.0
+                vru = True
             elif k.lower() not in NON_VEHICLES:
-                v["collision_vehicle"] = 1.0
-        # standing still without reason
-        not_light = (goal_seen or ev_behind or ped_cw and cw_dist < REASON_CROSSWALK
-                     or lead_gap < REASON_LEAD
-                     or (v["stop_zone_min_speed"] < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
-                     or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
-                     or v["in_no_stopping"] < 0 and any(_road_ok({"road": r}, road) and -REASON_LINE <= d * (s_c - s) <= TASK_REACH
-                                                        for r, s in sc.task_stops))
-        reason = (not_light or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
-                  or v["officer_stop"] > 0)
-        still = abs(e.speed) < STOPPED
-        idle_time = idle_time + trace.tick if still and not reason else 0.0
-        v["unreasoned_stop_time"] = idle_time
-        go_wait = go_wait + trace.tick if still and v["officer_go"] > 0 and not not_light else 0.0
-        v["officer_go_wait"] = go_wait
-        for k in VOCABULARY:
-            out[k].append(float(v[k]))
-        prev = e
-    return Signals(time=times, tick=trace.tick, values=out)
+                vehicle = True
+        return vru, vehicle
+
+    @_once
+    def reason_but_light(self) -> bool:
+        """A reason to stand still other than a light: the goal, an EV behind, a pedestrian on the crosswalk near, a
+        lead near, a stop line, give-way or plain line near, or a stop the route asks for (never in a no-stopping zone)."""
+        sc, d, front = self.sc, self.d, self.front
+        ahead, _, zone_min = self.stop_lines
+        lead_gap, _, ev_behind, _, ped_cw = self.others
+        return (self.goal_seen or ev_behind or ped_cw and self.crosswalk[0] < REASON_CROSSWALK
+                or lead_gap < REASON_LEAD
+                or (zone_min < NONE and ahead and min(d * (s - front) for s in ahead) < REASON_LINE)
+                or any(-2.0 < d * (s - front) < REASON_LINE for r, s in sc.give_way + sc.plain_lines)
+                or not self.zones[0] and any(self.on_road(r) and -REASON_LINE <= d * (self.s_c - s) <= TASK_REACH
+                                             for r, s in sc.task_stops))
+
+    @_once
+    def still(self) -> bool:
+        return abs(self.e.speed) < STOPPED
+
+
+_PRODUCERS: dict[str, Callable[[_Tick], float]] = {}  # signal name -> its value at a tick
+
+
+def signal(name: str) -> Callable[[Callable[[_Tick], float]], Callable[[_Tick], float]]:
+    """Register the function that gives a VOCABULARY signal's value at a tick."""
+    if name not in VOCABULARY:
+        raise ValueError(f"signal {name!r} is not in VOCABULARY (name, unit and meaning go there first)")
+
+    def deco(fn: Callable[[_Tick], float]) -> Callable[[_Tick], float]:
+        _PRODUCERS[name] = fn
+        return fn
+    return deco
+
+
+signal("ego_speed")(lambda t: t.e.speed)
+signal("ego_accel")(lambda t: t.e.ax)
+signal("visibility")(lambda t: t.st.environment.fog_visual_range)
+signal("night")(lambda t: _b(t.st.environment.sun_elevation < 0.0))
+signal("in_no_stopping")(lambda t: _b(t.zones[0]))
+for _zone in ("tunnel", "school_zone", "work_zone"):
+    signal("in_" + _zone)(lambda t, z=_zone: _b(z in t.zones[1]))
+signal("zone_speed_limit")(lambda t: t.zones[2])
+
+
+@signal("speed_limit")
+def _speed_limit(t: _Tick) -> float:
+    """The least of the road's limit, the last limit sign passed (latched) and the zone's."""
+    for r, s, lim in t.sc.limit_signs:
+        if t.on_road(r) and t.crossed(s):
+            t.run.limit_sign = lim
+    return min(x for x in (t.sc.road_limit, t.run.limit_sign, t.zones[2], NONE) if x is not None)
+
+
+signal("lane_change")(lambda t: _b(t.lane_changed))
+
+
+@signal("solid_crossing")
+def _solid_crossing(t: _Tick) -> float:
+    return _b(any(ev.kind == "lane_invasion" and ev.actor == t.e.id and (
+        ev.data.get("allowed") is False or ("allowed" not in ev.data and "solid" in str(ev.data.get("type", ""))))
+        for ev in t.st.events))
+
+
+signal("stop_zone_min_speed")(lambda t: t.stop_lines[2])
+signal("stop_crossed")(lambda t: _b(t.stop_lines[1]))
+signal("stop_sign_ahead")(lambda t: _b(bool(t.stop_lines[0]) or t.stop_lines[1]))
+signal("light_crossed")(lambda t: _b(t.light[2]))
+signal("light_ahead")(lambda t: _b(t.light[0] is not None))
+signal("light_red")(lambda t: _b(t.light[3].startswith("red")))
+signal("light_yellow")(lambda t: _b(t.light[3] in ("yellow", "amber")))
+signal("light_dist")(lambda t: t.light[1] if t.light[0] else NONE)
+signal("yellow_onset_dist")(lambda t: t.run.yellow_latch.get(t.light[0], (NONE, 0.0))[0] if t.light[0] else NONE)
+signal("yellow_onset_speed")(lambda t: t.run.yellow_latch.get(t.light[0], (NONE, 0.0))[1] if t.light[0] else 0.0)
+signal("line_crossed")(lambda t: _b(t.stop_lines[1] or t.light[2] or t.plain_crossed))
+signal("officer_stop")(lambda t: _b(any(x in ("stop", "red") for x in t.officer)))
+signal("officer_go")(lambda t: _b(any(x in ("go", "green", "proceed") for x in t.officer)))
+signal("has_lead")(lambda t: _b(t.others[0] < NONE))
+signal("lead_gap")(lambda t: t.others[0])
+signal("lead_speed")(lambda t: t.others[1] if t.others[0] < NONE else 0.0)
+signal("closing_speed")(lambda t: t.e.speed - t.others[1] if t.others[0] < NONE else 0.0)
+signal("ped_on_crosswalk")(lambda t: _b(t.others[4]))
+signal("crosswalk_dist")(lambda t: t.crosswalk[0])
+signal("vru_lat_gap")(lambda t: t.others[3])
+signal("vru_alongside")(lambda t: _b(t.others[3] < NONE))
+signal("ev_behind")(lambda t: _b(t.others[2]))
+
+
+@signal("ev_blocked_time")
+def _ev_blocked_time(t: _Tick) -> float:
+    t.run.ev_time = t.run.ev_time + t.run.tick if t.others[2] else 0.0
+    return t.run.ev_time
+
+
+signal("junction_entered")(lambda t: _b(t.entered))
+signal("cross_tta")(lambda t: _cross_tta(t.st, t.e) if t.entered else NONE)
+signal("lane_change_rear_gap")(lambda t: _rear_gap(t.st, t.e, t.ln) if t.lane_changed else NONE)
+
+
+@signal("opposite_side")
+def _opposite_side(t: _Tick) -> float:
+    run = t.run
+    against = t.ln is not None and abs(t.e.speed) > 0.5 and run.motion_dir != 0 and \
+        run.motion_dir != _travel_dir(t.ln.lane, run.side)
+    return _b(against and not _passing(t.st, t.e, run.side))
+
+
+@signal("u_turn")
+def _u_turn(t: _Tick) -> float:
+    run = t.run
+    return _b(abs(t.e.speed) > 0.5 and run.first_dir != 0 and t.road == run.start_road and run.motion_dir == -run.first_dir)
+
+
+signal("entered_no_entry")(lambda t: _b(t.entered_no_entry))
+
+
+@signal("no_entry_ahead")
+def _no_entry_ahead(t: _Tick) -> float:
+    """A no-entry sign passed this tick, ahead on the ego's road, or on a later leg of its route."""
+    run, sc, road = t.run, t.sc, t.road
+    while run.leg + 1 < len(sc.route_legs) and sc.route_legs[run.leg][0] != road and \
+            road in [lg[0] for lg in sc.route_legs[run.leg + 1:]]:
+        run.leg += 1  # the route leg the ego is on
+    return _b(t.entered_no_entry or any(t.on_road(r) and t.d * (s - t.front) > 0 for r, s in sc.no_entry) or any(
+        str(r) == lr and min(a, b) <= s <= max(a, b) for r, s in sc.no_entry for lr, a, b in sc.route_legs[run.leg + 1:]))
+
+
+signal("collision_vru")(lambda t: _b(t.collided[0]))
+signal("collision_vehicle")(lambda t: _b(t.collided[1]))
+
+
+@signal("unreasoned_stop_time")
+def _unreasoned_stop_time(t: _Tick) -> float:
+    cur_light, cur_dist, _, state = t.light
+    reason = (t.reason_but_light or (cur_light is not None and cur_dist < REASON_LINE and not state.startswith("green"))
+              or any(x in ("stop", "red") for x in t.officer))
+    t.run.idle_time = t.run.idle_time + t.run.tick if t.still and not reason else 0.0
+    return t.run.idle_time
+
+
+@signal("officer_go_wait")
+def _officer_go_wait(t: _Tick) -> float:
+    go = any(x in ("go", "green", "proceed") for x in t.officer)
+    t.run.go_wait = t.run.go_wait + t.run.tick if t.still and go and not t.reason_but_light else 0.0
+    return t.run.go_wait
+
+
+_missing = [k for k in VOCABULARY if k not in _PRODUCERS]
+if _missing:
+    raise RuntimeError(f"signals without a producer: {', '.join(_missing)}")
+
+
+def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Signals:
+    """Every VOCABULARY signal for every tick with an ego; a pure function of (trace, meta)."""
+    run = _Run(meta or {}, trace.tick)
+    ticks = [(st, st.ego) for st in trace.states if st.ego is not None]
+    producers = [(k, _PRODUCERS[k], []) for k in VOCABULARY]
+    for st, e in ticks:
+        t = _Tick(st, e, run)
+        for _, fn, series in producers:
+            series.append(float(fn(t)))
+        run.prev = e
+    return Signals(time=[st.time for st, _ in ticks], tick=trace.tick, values={k: s for k, _, s in producers})
 
 
 def _passing(st: WorldState, e: ActorState, side: str) -> bool:

@@ -41,7 +41,7 @@ def _recipe(sign_id: str, country: str) -> Face:
         raise UserError(f"no sign faces for country {country!r} (expected one of {', '.join(COUNTRIES)})")
     faces = _recipes(country)
     if sign_id not in faces:
-        from roadtest.dsl.signs import load_signs
+        from roadtest.signs.catalogue import load_signs
 
         if sign_id not in load_signs():
             raise UserError(f"unknown sign id {sign_id!r} (expected one of {', '.join(sorted(load_signs()))})")
@@ -70,7 +70,7 @@ def sign_aspect(sign_id: str, country: str) -> tuple[float, float]:
 
 def sign_meta(sign_id: str, country: str) -> dict[str, Any]:
     """Everything known about one face: OpenDRIVE code, meaning, value kind, unit, shape, colours, rules."""
-    from roadtest.dsl.signs import load_signs, sign_code
+    from roadtest.signs.catalogue import load_signs, sign_code
 
     face = _recipe(sign_id, country)
     entry = load_signs()[sign_id]
@@ -82,7 +82,7 @@ def sign_meta(sign_id: str, country: str) -> dict[str, Any]:
 
 def sign_id_for_code(country: str, type_: str, subtype: str = "-1") -> str | None:
     """The sign id an OpenDRIVE signal (country, type, subtype) shows, or None if roadtest has no face for it."""
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
 
     country = (country or "").upper()
     hits = [sid for sid, e in sorted(load_signs().items())

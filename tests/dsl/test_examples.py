@@ -9,7 +9,7 @@ import pytest
 
 from roadtest.dsl.loader import load_variants
 from roadtest.dsl.model import WEATHER_PRESETS, ActorKind, Road
-from roadtest.dsl.signs import load_signs, sign_code
+from roadtest.signs.catalogue import load_signs, sign_code
 from roadtest.dsl.suite import expand_target
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"

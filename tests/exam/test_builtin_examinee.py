@@ -44,7 +44,7 @@ def test_a_stop_sign_it_sees_gives_the_stop_answer_and_nothing_seen_gives_a_gues
 
 
 def test_a_sign_question_is_answered_by_the_meaning_of_the_detected_sign(examinee):
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
     from roadtest.exam.questions import sign_question
 
     ex, seen = examinee

@@ -88,7 +88,7 @@ def _variant_of(cat, rule_id: str, tmp_path, old: str, new: str):
 
 
 def test_context_signs_are_scenario_sign_ids(tmp_path, cat):
-    from roadtest.dsl.signs import load_signs
+    from roadtest.signs.catalogue import load_signs
 
     ids = set(load_signs())
     assert all(set(r.context.signs) <= ids for r in cat.values())

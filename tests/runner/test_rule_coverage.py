@@ -77,8 +77,11 @@ def test_agent_names_refused_clearly():
         load_agent("expert-ignore:no_such_rule")
     from roadtest.agents.ablation import check_ignored
 
-    with pytest.raises(UserError, match="no separate constraint for 'new_rule'"):  # a catalogue rule with no constraint
-        check_ignored(["new_rule"], {"new_rule": None})
+    from roadtest.rules.catalogue_model import load_catalogue
+
+    new_rule = load_catalogue()["no_entry"].model_copy(update={"id": "new_rule"})  # a catalogue rule no module keeps
+    with pytest.raises(UserError, match="no separate constraint for 'new_rule'"):
+        check_ignored(["new_rule"], {"new_rule": new_rule})
     with pytest.raises(UserError, match="name the rule"):
         load_agent("expert-ignore:")
 

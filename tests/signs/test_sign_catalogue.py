@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roadtest.dsl.signs import load_signs, sign_code
+from roadtest.signs.catalogue import load_signs, sign_code
 from roadtest.signs.faces import COUNTRIES, face_ids, sign_face, sign_id_for_code, sign_meta, _recipe
 
 RULES = {p.stem for p in Path(str(files("roadtest").joinpath("rules", "catalogue"))).glob("*.yaml")}

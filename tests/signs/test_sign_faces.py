@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from roadtest.dsl.signs import load_signs
+from roadtest.signs.catalogue import load_signs
 from roadtest.errors import UserError
 from roadtest.signs.faces import COUNTRIES, face_ids, sign_face, sign_meta, sign_shape
 

@@ -56,7 +56,7 @@ class VLMAgent(AutonomousAgent):
         self.config = merge_config(load_config(path_to_conf_file), source)
         c = self.config
         self.prompts = load_prompts(c["prompts"])
-        from roadtest.dsl.signs import sign_ids
+        from roadtest.signs.catalogue import sign_ids
 
         self.sign_ids = sorted(sign_ids())
         self.schemas = {"perception": answers.perception_schema(self.sign_ids), "planning": answers.plan_schema(),

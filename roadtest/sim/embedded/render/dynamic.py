@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from roadtest.kinds import MOTOR_VEHICLES
 from roadtest.sim.api import ActorState, WorldState
 from roadtest.sim.embedded.render.formats import TAGS
 from roadtest.sim.embedded.render.mesh import MAT_LAMP, MAT_PLAIN, MeshBuilder
@@ -27,7 +28,7 @@ _GLASS = (0.07, 0.09, 0.11)
 _TYRE = (0.04, 0.04, 0.04)
 _TAG_OF = {"car": "car", "emergency": "car", "truck": "truck", "bus": "bus", "motorcycle": "motorcycle",
            "bicycle": "bicycle", "pedestrian": "pedestrian", "officer": "pedestrian", "static": "static"}
-_VEHICLES = ("car", "emergency", "truck", "bus", "motorcycle")
+_VEHICLES = MOTOR_VEHICLES  # lamps: brake lights, headlights, indicators
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import render_scene as rs
 
-from roadtest.dsl.signs import load_signs
+from roadtest.signs.catalogue import load_signs
 from roadtest.sim.embedded.render.atlas import face_for
 from roadtest.sim.embedded.render.camera import CameraSpec, camera_pose, project
 

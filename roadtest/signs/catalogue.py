@@ -1,4 +1,8 @@
-"""The sign catalogue (roadtest/sign_assets/signs.yaml, package data): sign ids, meanings and OpenDRIVE codes per country."""
+"""The sign catalogue (roadtest/sign_assets/signs.yaml, package data): sign ids, meanings and OpenDRIVE codes per country.
+
+Ground floor: the DSL (to place signs), the rules (to name the signs a rule needs), the faces, the exam and the
+agents read it; it imports nothing of roadtest but the error root.
+"""
 
 from __future__ import annotations
 
