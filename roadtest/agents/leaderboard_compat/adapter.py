@@ -58,7 +58,7 @@ def leaderboard_plans(waypoints: Sequence[Sequence[float]], route: Mapping[str, 
     """(gps_plan, world_plan) of a roadtest route polyline (inertial frame), resampled every HOP metres."""
     import carla
 
-    from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
+    from roadtest.sim.frames import location_to_carla, yaw_to_carla
     from roadtest.sim.embedded.sensors import gnss_from_xy
 
     pts = np.asarray([[float(p[0]), float(p[1])] for p in waypoints], dtype=float)

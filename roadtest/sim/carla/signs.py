@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
+from roadtest.sim.frames import location_to_carla, yaw_to_carla
 
 __all__ = ["CARLA_DRAWN_TYPES", "SIGN_PROP", "SignProp", "sign_props", "face_texture", "texture_color", "spawn_sign_props"]
 

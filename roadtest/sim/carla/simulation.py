@@ -1,7 +1,7 @@
 """One run on a CARLA server: the bundle's map and weather, scenario_runner's storyboard, roadtest's agent on the
 ego, sign props, Traffic Manager traffic and walkers, sensors; each step one synchronous tick and one WorldState.
 
-Events are judged as the built-in simulator judges them (roadtest.sim.embedded.events on the actors' boxes and
+Events are judged as the built-in simulator judges them (roadtest.sim.events on the actors' boxes and
 the same .xodr), plus CARLA's collision sensor for contacts with what is not an actor (walls, props), so a rule
 monitor reads the same event kinds from both backends. Everything the run spawned is destroyed and the world's
 settings are restored on close().
@@ -97,7 +97,7 @@ class CarlaSimulation(Simulation):
             self._roles = {v.rolename: "scenario" for v in self.story.config.other_actors}
             self._roles.update({v.rolename: "ego" for v in self.story.config.ego_vehicles})
             self._spawn_extras()
-            from roadtest.sim.embedded.events import EventDetector
+            from roadtest.sim.events import EventDetector
 
             self.detector = EventDetector(self.network, watch=[self.ego_name])
             self._goal = self._route_goal()
@@ -130,7 +130,7 @@ class CarlaSimulation(Simulation):
 
     def _scenario_poses(self) -> list[tuple[float, float]]:
         """(x, y) in roadtest's frame of the ego and every scenario actor, for traffic to keep clear of."""
-        from roadtest.sim.carla.frames import location_from_carla
+        from roadtest.sim.frames import location_from_carla
 
         out = []
         for actor in [*self.story.egos, *self.story.scenario.other_actors]:

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
+from roadtest.sim.frames import location_to_carla, yaw_to_carla
 
 __all__ = ["Slot", "plan_traffic", "Background", "spawn_traffic", "SPACING", "CLEARANCE"]
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from roadtest.errors import UserError
-from roadtest.sim.carla.frames import (EARTH_RADIUS, angular_velocity_to_carla, compass_from_heading, gnss_from_carla_location,
+from roadtest.sim.frames import (EARTH_RADIUS, angular_velocity_to_carla, compass_from_heading, gnss_from_carla_location,
                                        location_to_carla, vector_to_carla)
 
 __all__ = ["observe", "SENSORS", "CAMERA_TYPES", "gnss_from_xy", "EARTH_RADIUS"]

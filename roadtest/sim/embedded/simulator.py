@@ -21,13 +21,14 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.embedded.events import DRIVABLE, EventDetector
+from roadtest.sim.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.road.api import LaneMatch
+from roadtest.sim.signals import signal_colour
 
-__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "signal_colour", "GOAL_RADIUS",
+__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS",
            "DEFAULT_MAX_TIME"]
 
 GOAL_RADIUS = 2.0  # m, the ego has reached meta.route.goal within this distance
@@ -56,26 +57,6 @@ def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = 
     if props.get("emergency", "") in _TRUE or siren and kind in ("car", "truck", "bus"):
         kind = "emergency"
     return kind, siren
-
-
-_COLOURS = ("red", "yellow", "green")
-
-
-def signal_colour(state: str) -> str:
-    """A signal state as WorldState gives it: red, yellow, red_yellow, green or off.
-
-    Accepts colour words and esmini's lamp lists ("off;off;on" = red;yellow;green lamps; two lamps = red;green).
-    """
-    st = str(state).strip().lower()
-    if ";" in st:
-        lamps = [p.strip() in ("on", "flashing", "1", "true") for p in st.split(";")]
-        names = _COLOURS if len(lamps) == 3 else ("red", "green") if len(lamps) == 2 else ()
-        lit = [n for n, on in zip(names, lamps) if on]
-        return "_".join(lit) if lit else "off"
-    for word in ("red", "yellow", "amber", "green"):
-        if word in st:
-            return "yellow" if word == "amber" else word
-    return st or "off"
 
 
 class EmbeddedSimulation(Simulation):

@@ -173,7 +173,7 @@ def test_kinds_are_normalised_with_emergency_from_properties_or_meta():
 
 
 def test_signal_states_are_normalised_to_colours():
-    from roadtest.sim.embedded.simulator import signal_colour
+    from roadtest.sim.signals import signal_colour
 
     assert signal_colour("off;off;on") == "green"
     assert signal_colour("on;off;off") == "red"

@@ -346,7 +346,7 @@ class ACC(DriverModel):
             found = net.signals_for(lp.road, lp.lane, lp.s, ahead=max(50.0, cur * cur / (2.0 * STOP_COMFORT) + 20.0))
         except (KeyError, ValueError, IndexError):
             return None
-        from roadtest.sim.embedded.simulator import signal_colour
+        from roadtest.sim.signals import signal_colour
 
         front = e.length / 2 + e.bbox_cx
         for sig, d in found:
