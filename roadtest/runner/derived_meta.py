@@ -48,16 +48,15 @@ def _has_routing(xosc: Path, ego: str) -> bool:
 
 def _scripted_run(bundle, tick: float):
     """The file's own ego to the storyboard's end (no agent, no traffic); (trace, map)."""
-    from roadtest.runner.episode import DEFAULT_MAX_TIME
-    from roadtest.sim.api import SimSettings, Termination
+    from roadtest.sim.api import SimSettings
     from roadtest.sim.embedded import EmbeddedSimulator
+    from roadtest.sim.loop import LoopError, drive
 
     sim = EmbeddedSimulator().load(bundle, 0, SimSettings(tick=tick, traffic=False))
     try:
-        while not sim.done:
-            st = sim.step(None)
-            if not sim.done and st.time >= DEFAULT_MAX_TIME - 1e-9:
-                sim.end(Termination.TIMEOUT, "no stop trigger")
+        drive(sim)
+    except LoopError as e:
+        raise e.cause from e.cause.__cause__  # the failure itself: callers tell failures apart by their type
     finally:
         sim.close()
     return sim.trace, sim.network

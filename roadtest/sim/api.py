@@ -309,6 +309,7 @@ class SimSettings:
     stop_on_collision: bool = False
     traffic: bool = True  # spawn background traffic from meta.json
     record: bool = True  # keep the Trace
+    time_cap: float = 600.0  # s; the run loop ends a run that max_time and the scenario's timeout leave unlimited
 
 
 class SimulationClosed(RoadtestError):

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from roadtest.errors import BackendError, UserError
 from roadtest.sim.api import Control, Event, LanePos, SimSettings, Simulation, Termination, WorldState
 from roadtest.sim.carla import roadtest_ego_control as ego_control
-from roadtest.sim.carla.sensors import SensorRig, forward_speed
+from roadtest.sim.carla.sensors import SPAWNED, SensorRig, forward_speed
 from roadtest.sim.carla.state import actor_kind, actor_state, box_centre, light_state
 
 __all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS", "load_opendrive", "sync_settings"]
@@ -110,6 +110,16 @@ class CarlaSimulation(Simulation):
             raise
 
     # -- set-up ------------------------------------------------------------------------------------------------
+    @property
+    def _sensors(self) -> dict[str, Any]:
+        """The sensor types this run serves: the shared pseudo-sensors it offers and CARLA's own readings."""
+        from roadtest.sim.sensors import PSEUDO
+
+        return {"roadtest.pose": PSEUDO["roadtest.pose"], "roadtest.route": PSEUDO["roadtest.route"],
+                "sensor.speedometer": lambda sim, ego, spec: {"speed": forward_speed(self.ego.get_transform(),
+                                                                                     self.ego.get_velocity())},
+                "sensor.opendrive_map": lambda sim, ego, spec: {"opendrive": self.world.get_map().to_opendrive()}}
+
     def _spawn_extras(self) -> None:
         from roadtest.sim.carla.signs import sign_props, spawn_sign_props
         from roadtest.sim.carla.traffic import spawn_traffic
@@ -224,28 +234,19 @@ class CarlaSimulation(Simulation):
 
     # -- sensors -----------------------------------------------------------------------------------------------
     def _observe(self, sensor_specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+        from roadtest.sim.sensors import observe
+
         if self._rig is None:
             self._rig = SensorRig(self._carla, self.world, self.ego, sensor_specs)
             self.world.tick()  # the sensors' first readings
         frame = self.world.get_snapshot().frame
-        ego = self.state.ego if self.state is not None else None
-        out: dict[str, Any] = {}
-        for spec in sensor_specs:
-            kind, sid = str(spec["type"]), str(spec.get("id", spec["type"]))
-            if sid in self._rig.actors:
-                data = self._rig.read(sid, frame)
-            elif kind == "sensor.speedometer":
-                data = {"speed": forward_speed(self.ego.get_transform(), self.ego.get_velocity())}
-            elif kind == "roadtest.pose":
-                data = {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
-            elif kind == "roadtest.route":
-                data = [tuple(p) for p in (self.meta.get("route") or {}).get("waypoints", [])]
-            elif kind == "sensor.opendrive_map":
-                data = {"opendrive": self.world.get_map().to_opendrive()}
-            else:
-                raise BackendError(f"sensor {sid!r}: type {kind!r} not provided by the CARLA backend")
-            out[sid] = (self.state.frame if self.state is not None else 0, data)
-        return out
+        tick = self.state.frame if self.state is not None else 0
+
+        def spawned(specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+            ids = (str(s.get("id", s["type"])) for s in specs)
+            return {sid: (tick, self._rig.read(sid, frame)) for sid in ids if sid in self._rig.actors}
+
+        return observe(self, sensor_specs, self._sensors, SPAWNED, spawned)
 
     # -- clean-up ----------------------------------------------------------------------------------------------
     def _close(self) -> None:

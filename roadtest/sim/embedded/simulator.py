@@ -25,14 +25,13 @@ from roadtest.sim.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
+from roadtest.sim.loop import LoopError, drive
 from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.signals import signal_colour
 
-__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS",
-           "DEFAULT_MAX_TIME"]
+__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS"]
 
 GOAL_RADIUS = 2.0  # m, the ego has reached meta.route.goal within this distance
-DEFAULT_MAX_TIME = 600.0  # s, run_bundle's cap when neither settings nor meta give a time limit
 
 _KINDS = {
     "car": "car", "van": "car", "vehicle": "car", "truck": "truck", "trailer": "truck", "semitrailer": "truck",
@@ -376,17 +375,14 @@ class EmbeddedSimulator(Simulator):
 
 def run_bundle(bundle, seed: int = 0, settings: SimSettings | None = None,
                on_step: Callable[[WorldState], None] | None = None, params: Mapping[str, Any] | None = None):
-    """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace."""
-    settings = settings or SimSettings()
-    sim = EmbeddedSimulator().load(bundle, seed, settings, params=params)
-    has_limit = settings.max_time is not None or (sim.meta.get("expect") or {}).get("timeout") is not None
+    """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace.
+
+    A failing step raises its own exception (the run ends as sim_error first)."""
+    sim = EmbeddedSimulator().load(bundle, seed, settings or SimSettings(), params=params)
     try:
-        while not sim.done:
-            state = sim.step(None)
-            if on_step is not None:
-                on_step(state)
-            if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
-                sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
+        drive(sim, on_step=on_step)
+    except LoopError as e:
+        raise e.cause from e.cause.__cause__  # the failure itself: callers tell failures apart by their type
     finally:
         sim.close()
     return sim.trace
