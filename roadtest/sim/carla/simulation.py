@@ -57,7 +57,8 @@ class CarlaSimulation(Simulation):
     def __init__(self, simulator: Any, carla: Any, sr: Any, client: Any, bundle: Any, seed: int,
                  settings: SimSettings):
         super().__init__(settings)
-        from roadtest.sim.carla.weather import environment_of, weather_parameters
+        from roadtest.sim.carla.weather import weather_parameters
+        from roadtest.sim.environment import environment_of
         from roadtest.sim.road import load_map
 
         self.bundle, self.meta, self.seed = bundle, dict(bundle.meta), seed
@@ -91,7 +92,7 @@ class CarlaSimulation(Simulation):
             xosc, self.ego_name = with_ego_controller(Path(bundle.xosc), self.mailbox)
             self.story = Storyboard.build(sr, client, self.world, xosc, ep.tm_port, seed)
             self.ego = self.story.egos[0]
-            self.environment = environment_of(bundle)
+            self.environment = environment_of(bundle.xosc, self.meta)
             self._weather = (weather_parameters(carla, self.environment, "roadtest")
                              if simulator.weather == "roadtest" else None)
             self._roles = {v.rolename: "scenario" for v in self.story.config.other_actors}

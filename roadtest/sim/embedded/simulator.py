@@ -25,6 +25,7 @@ from roadtest.sim.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
+from roadtest.sim.environment import environment_of
 from roadtest.sim.loop import LoopError, drive
 from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.signals import signal_colour
@@ -73,6 +74,8 @@ class EmbeddedSimulation(Simulation):
 
             engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick, params=dict(params or {}) or None)
         self.engine = engine
+        if getattr(engine, "sc", None) is not None:  # an injected test engine may have no parsed scenario
+            engine.environment = environment_of(engine.sc.root, self.meta)  # its Init re-applies the file's part
         self.engine.init()
         if hasattr(self.engine, "begin"):  # an injected test engine may have none
             self.engine.begin(float(getattr(self.engine, "start_time", 0.0)))
