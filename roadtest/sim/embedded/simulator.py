@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -29,6 +29,10 @@ from roadtest.sim.environment import environment_of
 from roadtest.sim.loop import LoopError, drive
 from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.signals import signal_colour
+
+if TYPE_CHECKING:
+    from roadtest.bundle import Bundle
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS"]
 
@@ -62,8 +66,8 @@ def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = 
 class EmbeddedSimulation(Simulation):
     """One run on the built-in simulator; `engine` may be injected (tests), else a ScenarioEngine on the bundle."""
 
-    def __init__(self, bundle, seed: int = 0, settings: SimSettings | None = None, engine=None,
-                 params: Mapping[str, Any] | None = None):
+    def __init__(self, bundle: Bundle, seed: int = 0, settings: SimSettings | None = None,
+                 engine: ScenarioEngine | None = None, params: Mapping[str, Any] | None = None):
         settings = settings or SimSettings()
         super().__init__(settings)
         self.bundle = bundle
