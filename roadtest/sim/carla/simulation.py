@@ -113,10 +113,12 @@ class CarlaSimulation(Simulation):
     # -- set-up ------------------------------------------------------------------------------------------------
     @property
     def _sensors(self) -> dict[str, Any]:
-        """The sensor types this run serves: the shared pseudo-sensors it offers and CARLA's own readings."""
-        from roadtest.sim.sensors import PSEUDO
+        """The sensor types read from the run: the shared pseudo-sensors CARLA offers, the speedometer and the
+        map text from the server's own actor and world (the spawned ones are read by the SensorRig)."""
+        from roadtest.sim.carla.sensors import PSEUDO
+        from roadtest.sim.sensors import PSEUDO as SHARED
 
-        return {"roadtest.pose": PSEUDO["roadtest.pose"], "roadtest.route": PSEUDO["roadtest.route"],
+        return {**{kind: SHARED[kind] for kind in PSEUDO if kind in SHARED},
                 "sensor.speedometer": lambda sim, ego, spec: {"speed": forward_speed(self.ego.get_transform(),
                                                                                      self.ego.get_velocity())},
                 "sensor.opendrive_map": lambda sim, ego, spec: {"opendrive": self.world.get_map().to_opendrive()}}
