@@ -21,11 +21,11 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.environment import environment_of
+from roadtest.sim.events import DRIVABLE, EventDetector
 from roadtest.sim.loop import LoopError, drive
 from roadtest.sim.road.api import LaneMatch
 from roadtest.sim.signals import signal_colour
