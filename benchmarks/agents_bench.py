@@ -2,7 +2,7 @@
 code and with a baseline from an earlier commit, in the same process, as a ratio; traces compared exactly.
 
 The baseline is objects_sensor.py and expert.py of git revision --baseline (default: the last commit before
-issue 5's speed-up), loaded from `git show` into modules of their own and swapped in for the run.
+the objects sensor was vectorised), loaded from `git show` into modules of their own and swapped in for the run.
 Times are CPU seconds of this process (fastest of --repeat); "sensor" is the time inside objects_view.
 Run: python3 benchmarks/agents_bench.py [TARGET ...] [--baseline REV] [--sensor-only] [--repeat 2]
 (TARGET: scenario .yaml, suite or bundle folder; default scenarios/suites/smoke.yaml)
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_REV = "ba23cba"  # objects_sensor.py before issue 5's vectorisation (memoised, point by point)
+BASELINE_REV = "ba23cba"  # objects_sensor.py before its vectorisation (memoised, point by point)
 SENSOR_PATH = "roadtest/sim/objects_sensor.py"
 EXPERT_PATH = "roadtest/agents/expert.py"
 

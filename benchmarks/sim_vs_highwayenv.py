@@ -1,6 +1,6 @@
 """Steps per second of roadtest's built-in simulator against highway-env on the same workload, in one run.
 
-Workload (issue 4): 1 ego + 20 IDM vehicles on a straight 3-lane 1 km road, 60 s at 20 Hz, no rendering.
+Workload (highway-env's own highway-v0 scale): 1 ego + 20 IDM vehicles on a straight 3-lane 1 km road, 60 s at 20 Hz, no rendering.
 roadtest: a bundle written here (road.xodr, scenario.xosc, meta.json with traffic density 20/3 per km per
 lane), the ego held at EGO_SPEED by a proportional controller on the speedometer (read every step) through the
 kinematic bicycle, so it stays on the 1 km road for the whole 60 s (vehicles that reach the road's end are

@@ -189,7 +189,8 @@ def _has_sign(sign_id: str, countries: Sequence[str]) -> bool:
 
 
 def _level(rules: Sequence[Rule], facts: dict[str, str]) -> str:
-    """L1..L5 as issue 6 defines them, from the composed rules and the scene's conditions."""
+    """L1..L5 from the composed rules and the scene's conditions (DriveCombo's levels): L5 rules in conflict,
+    L4 three or more under low visibility or at night, L1 one rule, L3 static with dynamic rules, else L2."""
     from roadtest.rules.evaluate import governing_rule
 
     if governing_rule([r.id for r in rules], {r.id: r for r in rules})[1]:

@@ -1,6 +1,6 @@
 """Scenario -> OpenSCENARIO 1.0 element tree inside scenario_runner 0.9.16's subset (scenariogeneration.xosc).
 
-scenario_runner constraints kept here (see issue 2 section 3): revMinor 0; header description not
+scenario_runner constraints kept here (what its OpenSCENARIO 1.0 parser reads or refuses): revMinor 0; header description not
 starting with "CARLA:"; ego entity "hero" with Property type=ego_vehicle; every Act has a
 SimulationTime StopTrigger; lane changes as RelativeTargetLane with distance dynamics; trajectories as
 Polylines with vertex times (its parser reads them) under TimeReference None, paced by a SpeedAction;

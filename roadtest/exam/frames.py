@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
 from roadtest.sim.route_path import wrap_angle
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.network import RoadNetwork
 
 __all__ = ["SignPose", "sign_poses", "camera_pose", "sign_in_view", "sign_frames", "MAX_DIST", "MAX_OFF_AXIS",
            "MIN_FACING", "BEST_DIST"]
@@ -36,7 +39,7 @@ class SignPose:
     face: float | None  # rad; the direction the face looks towards
 
 
-def sign_poses(network: Any) -> list[SignPose]:
+def sign_poses(network: RoadNetwork) -> list[SignPose]:
     """Every static signal of a road network, placed by its road's reference line (s, t)."""
     out = []
     for sid, sg in sorted(network.signals.items()):

@@ -12,10 +12,13 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.errors import UserError
 from roadtest.sim.api import Trace, WorldState
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.network import RoadNetwork
 
 __all__ = ["RunData", "load_run", "find_record", "read_results"]
 
@@ -30,7 +33,7 @@ class RunData:
     meta: dict[str, Any]
     record: dict[str, Any]  # its results.jsonl line, {} when the run folder stands alone
     agent_records: list[dict[str, Any] | None]  # per agent output: the VLM agent's record (signs, reason, raw)
-    network: Any = None  # RoadNetwork or None without a map
+    network: RoadNetwork | None = None  # RoadNetwork or None without a map
     reference: Trace | None = None  # the expert's trace for the same variant and seed
     rules: list[Any] | None = None  # RuleResult per rule of meta.rules
     signals: Any = None  # rules.signals.Signals

@@ -108,7 +108,7 @@ EXECUTORS = ("local", "ray")
 
 
 def _check(seeds: int, tick: float, workers: int, timeout: float, backend: str, executor: str = "local") -> None:
-    from roadtest.runner.episode import BACKENDS
+    from roadtest.sim.backends import BACKENDS
 
     if seeds < 1:
         raise UserError(f"--seeds: expected at least 1, got {seeds}")
@@ -146,7 +146,7 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     _check(seeds, tick, workers, timeout, backend, executor)
     if backend_options and backend != "carla":
         raise UserError(f"--carla-*: only with --backend carla, not {backend!r}")
-    from roadtest.runner.episode import simulator_class
+    from roadtest.sim.backends import simulator_class
 
     simulator_class(backend).preflight(**(backend_options or {}))  # an unreachable server: exit 2 before any run
     if agent:

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from roadtest.bundle import Bundle
+    from roadtest.sim.api import Trace
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["derive_meta", "meta_from_run", "scenario_map", "store_derived", "derived_for_run", "needs_derivation", "map_scene", "default_rules", "DEFAULT_RULES",
            "LIGHT_TYPES", "STOP_TYPES", "LIMIT_TYPES"]
@@ -48,22 +53,21 @@ def _has_routing(xosc: Path, ego: str) -> bool:
 
 def _scripted_run(bundle, tick: float):
     """The file's own ego to the storyboard's end (no agent, no traffic); (trace, map)."""
-    from roadtest.runner.episode import DEFAULT_MAX_TIME
-    from roadtest.sim.api import SimSettings, Termination
+    from roadtest.sim.api import SimSettings
     from roadtest.sim.embedded import EmbeddedSimulator
+    from roadtest.sim.loop import LoopError, drive
 
     sim = EmbeddedSimulator().load(bundle, 0, SimSettings(tick=tick, traffic=False))
     try:
-        while not sim.done:
-            st = sim.step(None)
-            if not sim.done and st.time >= DEFAULT_MAX_TIME - 1e-9:
-                sim.end(Termination.TIMEOUT, "no stop trigger")
+        drive(sim)
+    except LoopError as e:
+        raise e.cause from e.cause.__cause__  # the failure itself: callers tell failures apart by their type
     finally:
         sim.close()
     return sim.trace, sim.network
 
 
-def _visited(trace) -> tuple[list[tuple[str, int, float]], float]:
+def _visited(trace: Trace) -> tuple[list[tuple[str, int, float]], float]:
     """The ego's (road, lane, s) per tick on the map, and the distance it drove (m)."""
     pts, dist, prev = [], 0.0, None
     for st in trace.states:
@@ -92,7 +96,7 @@ def _runs(pts: list[tuple[str, int, float]]):
     return [s for s in out if abs(s.s_end - s.s_start) > 0.05] or out[:1]
 
 
-def _lane_followed(net, start: tuple[str, int, float], length: float, roads: list[str]):
+def _lane_followed(net: RoadNetworkAPI, start: tuple[str, int, float], length: float, roads: list[str]):
     """The start lane followed for `length` m; at a fork, the successor on the next road the ego took."""
     from roadtest.sim.road.api import LaneSegment
 
@@ -119,7 +123,7 @@ def _lane_followed(net, start: tuple[str, int, float], length: float, roads: lis
     return segs
 
 
-def _route(trace, net, routing: bool) -> tuple[dict[str, Any], str]:
+def _route(trace: Trace, net: RoadNetworkAPI, routing: bool) -> tuple[dict[str, Any], str]:
     pts, dist = _visited(trace)
     if not pts or dist < 0.5:
         return {}, "none: the ego does not move on the map under the scenario's own controller"
@@ -138,7 +142,7 @@ def _route(trace, net, routing: bool) -> tuple[dict[str, Any], str]:
     return {"waypoints": xy, "length": length, "lanes": lanes, "goal": goal, "exit": None}, how
 
 
-def _limit_zones(net, route_lanes: dict[str, int]) -> list[dict[str, Any]]:
+def _limit_zones(net: RoadNetworkAPI, route_lanes: dict[str, int]) -> list[dict[str, Any]]:
     """Stretches of constant speed limit on every road (the route's lane on route roads, else a driving lane)."""
     zones = []
     for road in net.road_ids():
@@ -163,7 +167,7 @@ def _limit_zones(net, route_lanes: dict[str, int]) -> list[dict[str, Any]]:
     return zones
 
 
-def map_scene(net, route: dict[str, Any]) -> dict[str, Any]:
+def map_scene(net: RoadNetworkAPI, route: dict[str, Any]) -> dict[str, Any]:
     route_lanes = {str(g["road"]): int(g["lane"]) for g in route.get("lanes") or []}
     signs, lights, stop_lines = [], [], []
     for sg in net.signals.values():
@@ -210,7 +214,7 @@ def scenario_map(bundle):
     return load_map(logic) if logic is not None and Path(logic).is_file() else None
 
 
-def meta_from_run(bundle, trace, net) -> dict[str, Any]:
+def meta_from_run(bundle: Bundle, trace: Trace, net: RoadNetworkAPI | None) -> dict[str, Any]:
     """Ego, route, scene and default rules from a run of the file's own ego on map `net`, and `derived` saying how."""
     ego = trace.info.get("ego")
     meta: dict[str, Any] = dict(bundle.meta)

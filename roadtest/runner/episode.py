@@ -7,25 +7,23 @@ broken bundle raising is `sim_error` (an infrastructure failure), the wall-clock
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import os
 import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roadtest.sim.api import SimSettings, Termination, Trace
+from roadtest.sim.api import SimSettings, Trace
+from roadtest.sim.backends import BACKENDS, simulator_class, simulator_for
+from roadtest.sim.loop import LoopError, drive, why
 
 __all__ = ["Job", "BACKENDS", "simulator_class", "simulator_for", "agent_sensors", "check_agent_sensors", "EpisodeError",
            "run_episode", "reference_trace", "execute_run", "write_json_atomic", "STATUSES"]
 
-BACKENDS = {"embedded": "roadtest.sim.embedded:EmbeddedSimulator", "carla": "roadtest.sim.carla:CarlaSimulator"}
 STATUSES = ("completed", "failed", "agent_error", "sim_error", "timeout", "invalid")
-DEFAULT_MAX_TIME = 600.0  # s of simulated time when the scenario sets no limit and no stop trigger fires
 REFERENCE_AGENT = "expert"
-DERIVES = ("embedded", "carla")  # backends whose bare .xosc runs get a derived route and default rules
+DERIVES = tuple(BACKENDS)  # backends whose bare .xosc runs get a derived route and default rules
 
 
 @dataclass(frozen=True)
@@ -62,25 +60,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def simulator_class(backend: str) -> type:
-    """A Simulator class by registry name ("embedded", "carla") or, for tests and plug-ins, "module:Class"."""
-    from roadtest.errors import UserError
-
-    spec = BACKENDS.get(backend, backend)
-    if ":" not in spec:
-        raise UserError(f"unknown backend {backend!r}; expected one of {sorted(BACKENDS)}")
-    module, _, name = spec.partition(":")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as e:
-        raise UserError(f"backend {backend!r} is not available ({e})") from e
-
-
-def simulator_for(backend: str, options: dict[str, Any] | None = None):
-    """A Simulator instance for `backend` (see simulator_class), built with the backend's options."""
-    return simulator_class(backend)(**(options or {}))
-
-
 def agent_sensors(agent, backend: str) -> list[dict[str, Any]]:
     """The agent's sensors() checked against what the backend provides (UserError listing the supported types)."""
     from roadtest.agents.base import check_sensors
@@ -113,10 +92,7 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
                 pass
 
 
-def _why(e: BaseException) -> str:
-    tb = traceback.extract_tb(e.__traceback__)
-    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
-    return f"{type(e).__name__}: {e}{where}"
+_why = why  # an exception in one line, where it was raised
 
 
 def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings, backend: str = "embedded",
@@ -146,7 +122,6 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
     specs: list = []
     try:
         meta = getattr(bundle, "meta", None) or {}
-        has_limit = settings.max_time is not None or (meta.get("expect") or {}).get("timeout") is not None
         if agent_name:
             try:
                 from roadtest.agents.registry import load_agent
@@ -176,36 +151,23 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             from roadtest.runner.sensor_frames import FrameSaver
 
             saver = FrameSaver(save_sensors)
-        while not sim.done:
-            if deadline is not None and time.monotonic() > deadline:
-                sim.end(Termination.STOPPED, "wall-clock limit reached")
-                raise EpisodeError("timeout", "wall-clock limit reached", sim.trace)
-            control = output = None
-            data: dict = {}
-            if specs:
-                try:
-                    data = sim.observe(specs)
-                except UserError as e:  # a sensor spec the simulator cannot serve
-                    raise EpisodeError("invalid", f"sensors: {e}") from e
-                except Exception as e:  # noqa: BLE001
-                    raise EpisodeError("sim_error", f"observe failed: {_why(e)}") from e
-                if saver is not None:
-                    saver(data)
-            if agent is not None:
-                t = sim.state.time if sim.state is not None else 0.0
-                try:
-                    control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
-                    output = agent.last_output
-                except Exception as e:  # noqa: BLE001
-                    sim.end(Termination.AGENT_ERROR, _why(e))
-                    raise EpisodeError("agent_error", f"agent raised: {_why(e)}", sim.trace) from e
-            try:
-                state = sim.step(control, output)
-            except Exception as e:  # noqa: BLE001
-                sim.end(Termination.SIM_ERROR, _why(e))
-                raise EpisodeError("sim_error", f"simulation step failed: {_why(e)}", sim.trace) from e
-            if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
-                sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
+
+        def decide(data: dict, t: float):
+            control = agent(data, t)  # AutonomousAgent.__call__: a checked Control, plan and text in last_output
+            return control, agent.last_output
+
+        try:
+            drive(sim, decide if agent is not None else None, specs, on_sensors=saver, deadline=deadline)
+        except LoopError as e:
+            if e.phase == "deadline":
+                raise EpisodeError("timeout", "wall-clock limit reached", sim.trace) from e
+            if e.phase == "observe" and isinstance(e.cause, UserError):  # a sensor spec the simulator cannot serve
+                raise EpisodeError("invalid", f"sensors: {e.cause}") from e.cause
+            if e.phase == "observe":
+                raise EpisodeError("sim_error", f"observe failed: {_why(e.cause)}") from e.cause
+            if e.phase == "agent":
+                raise EpisodeError("agent_error", f"agent raised: {_why(e.cause)}", sim.trace) from e.cause
+            raise EpisodeError("sim_error", f"simulation step failed: {_why(e.cause)}", sim.trace) from e.cause
     finally:
         if agent is not None:
             try:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from roadtest.runner.episode import Job
 from roadtest.runner.limits import ServerLimits
 
-__all__ = ["run_jobs", "run_inline", "KILL_GRACE", "failure_record", "hang_deadline"]
+__all__ = ["run_jobs", "KILL_GRACE", "failure_record", "hang_deadline"]
 
 KILL_GRACE = 60.0  # s past the job's own limit (plus half of it) before the parent kills a hung worker
 _POLL = 0.05  # s
@@ -104,12 +104,3 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, A
             if proc.is_alive():
                 proc.kill()
                 proc.join()
-
-
-def run_inline(jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None]) -> None:
-    """Run jobs in this process (no wall-clock kill); for debugging with a debugger attached."""
-    from roadtest.runner.episode import execute_run
-
-    for job in jobs:
-        on_result(execute_run(job))
-

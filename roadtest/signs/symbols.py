@@ -13,9 +13,9 @@ from shapely.geometry.base import BaseGeometry
 
 from roadtest.signs.canvas import arrow, circle, rect, rotate, scale, stroke, translate, union
 
-__all__ = ["place", "mirror", "pedestrian", "children", "worker", "car_side", "car_rear", "skid", "curve",
+__all__ = ["place", "mirror", "pedestrian", "children", "worker", "car_rear", "skid", "curve",
            "merge", "narrows", "narrows_both", "tunnel", "u_turn", "turn", "straight_arrow", "keep_arrow", "roundabout",
-           "light_housing", "light_lamps", "truck_side", "exclamation", "fog", "height_marks", "zebra"]
+           "light_housing", "light_lamps", "exclamation", "fog", "height_marks", "zebra"]
 
 
 def place(g: BaseGeometry, cx: float, cy: float, size: float) -> BaseGeometry:
@@ -65,12 +65,6 @@ def worker() -> BaseGeometry:
     return union(head, body, legs, arms, shovel, heap)
 
 
-def car_side(x: float = 0.0, y: float = 0.0, s: float = 1.0) -> BaseGeometry:
-    """A car seen from the side, facing right, about s wide."""
-    body = rect(-0.48, -0.04, 0.48, 0.16, 0.05)
-    cabin = Polygon([(-0.30, -0.04), (-0.18, -0.22), (0.16, -0.22), (0.30, -0.04)])
-    wheels = union(circle(-0.28, 0.17, 0.09), circle(0.28, 0.17, 0.09))
-    return translate(scale(union(body, cabin, wheels), s, s, origin=(0, 0)), x, y)
 
 
 def car_rear(x: float = 0.0, y: float = 0.0, s: float = 1.0) -> BaseGeometry:
@@ -171,11 +165,6 @@ def light_lamps() -> list[BaseGeometry]:
     return [circle(0.0, y, 0.11) for y in (-0.28, 0.0, 0.28)]
 
 
-def truck_side() -> BaseGeometry:
-    box_ = rect(-0.48, -0.30, 0.18, 0.16, 0.02)
-    cab = Polygon([(0.21, -0.14), (0.38, -0.14), (0.48, 0.0), (0.48, 0.16), (0.21, 0.16)])
-    wheels = union(circle(-0.32, 0.20, 0.09), circle(-0.10, 0.20, 0.09), circle(0.34, 0.20, 0.09))
-    return union(box_, cab, wheels)
 
 
 def exclamation() -> BaseGeometry:

@@ -1,1 +1,3 @@
-"""Simulation: backend-neutral API (api.py), road model (road/), built-in simulator (embedded/), CARLA bridge (carla/)."""
+"""Simulation: backend-neutral API (api.py), the layer every backend shares (loop, environment, events, signals,
+sensors, frames), road model (road/), OpenSCENARIO runtime (xosc/), and the backends registered in backends.py:
+built-in simulator (embedded/), CARLA bridge (carla/)."""

@@ -12,9 +12,12 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from roadtest.errors import RoadtestError
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = [
     "DEFAULT_TICK",
@@ -272,7 +275,7 @@ class Trace:
             raw = gzip.decompress(raw)
         return cls.from_dict(json.loads(raw))
 
-    def write_csv(self, path: str | Path, network: Any = None) -> None:
+    def write_csv(self, path: str | Path, network: RoadNetworkAPI | None = None) -> None:
         """Every entity's state each tick: time,entity,x,y,z,h,speed,lane,s,t (esmini_reference columns).
 
         Positions are each entity's reference point, as OpenSCENARIO players write them: the states hold
@@ -309,6 +312,7 @@ class SimSettings:
     stop_on_collision: bool = False
     traffic: bool = True  # spawn background traffic from meta.json
     record: bool = True  # keep the Trace
+    time_cap: float = 600.0  # s; the run loop ends a run that max_time and the scenario's timeout leave unlimited
 
 
 class SimulationClosed(RoadtestError):

@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import math
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from roadtest.sim.api import ActorState, WorldState
 from roadtest.sim.route_path import RoutePath, to_ego_frame, wrap_angle as _wrap
 from roadtest.units import speed_si
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["ObjectsSensor", "objects_view", "lane_ahead", "sign_speed_limit", "ACTOR_RANGE"]
 
@@ -55,7 +58,7 @@ def sign_speed_limit(sign: Mapping[str, Any]) -> float | None:
     return speed_si(value, sign.get("unit"))
 
 
-def lane_ahead(network: Any, road: str, lane: int, s: float, distance: float = 50.0, step: float = 2.0) -> list[tuple[float, float]]:
+def lane_ahead(network: RoadNetworkAPI, road: str, lane: int, s: float, distance: float = 50.0, step: float = 2.0) -> list[tuple[float, float]]:
     """World centre points of a lane and its first successors, from s ahead for `distance` m."""
     pts: list[tuple[float, float]] = []
     try:
@@ -93,7 +96,7 @@ def _env(state: WorldState) -> dict[str, Any]:
 class _Scene:
     """Scene features of meta.json placed on the route (distances are route arc lengths)."""
 
-    def __init__(self, network: Any, meta: Mapping[str, Any], route: RoutePath | None):
+    def __init__(self, network: RoadNetworkAPI | None, meta: Mapping[str, Any], route: RoutePath | None):
         self.network, self.meta, self.route = network, meta, route
         lanes = (meta.get("route") or {}).get("lanes") or []
         self.route_lane: dict[str, int] = {}
@@ -163,7 +166,7 @@ def _ego_frame_many(ego: ActorState, pts: np.ndarray) -> np.ndarray:
     return np.column_stack([c * dx + s * dy, -s * dx + c * dy])
 
 
-def _lane_info(network: Any, ego: ActorState, match: Any, static: "_Static") -> dict[str, Any] | None:
+def _lane_info(network: RoadNetworkAPI | None, ego: ActorState, match: Any, static: "_Static") -> dict[str, Any] | None:
     if network is None or match is None:
         return None
     info: dict[str, Any] = {"road": match.road, "lane": match.lane, "s": match.s, "offset": match.offset}
@@ -191,7 +194,7 @@ def _lane_info(network: Any, ego: ActorState, match: Any, static: "_Static") -> 
 class _Static:
     """What does not change during a run: the route path, scene placements and lane polylines (memoised)."""
 
-    def __init__(self, network: Any, meta: Mapping[str, Any]):
+    def __init__(self, network: RoadNetworkAPI | None, meta: Mapping[str, Any]):
         self.network, self.meta = network, meta
         waypoints = (meta.get("route") or {}).get("waypoints") or []
         self.route = RoutePath(waypoints) if len(waypoints) >= 2 else None
@@ -251,7 +254,7 @@ class _Static:
         return np.concatenate(out)
 
 
-def _route_junctions(network: Any, meta: Mapping[str, Any], placer: _Scene) -> list[tuple[str, float, float]]:
+def _route_junctions(network: RoadNetworkAPI | None, meta: Mapping[str, Any], placer: _Scene) -> list[tuple[str, float, float]]:
     """(junction id, route s start, route s end) of each route lane on a junction's connecting road."""
     out: list[tuple[str, float, float]] = []
     junction_of = getattr(network, "junction_of", None)  # a map stand-in without junctions has none
@@ -274,7 +277,7 @@ def _route_junctions(network: Any, meta: Mapping[str, Any], placer: _Scene) -> l
 _STATIC: dict[tuple[int, int], _Static] = {}  # memo per (map, meta) object pair: a pure cache of static data
 
 
-def _static(network: Any, meta: Mapping[str, Any]) -> _Static:
+def _static(network: RoadNetworkAPI | None, meta: Mapping[str, Any]) -> _Static:
     st = _STATIC.get((id(network), id(meta)))
     if st is not None and st.network is network and st.meta is meta:
         return st
@@ -287,7 +290,7 @@ def _static(network: Any, meta: Mapping[str, Any]) -> _Static:
 class ObjectsSensor:
     """The objects sensor of one run: owns the static data of its (map, meta), so no shared memo is needed."""
 
-    def __init__(self, network: Any, meta: Mapping[str, Any] | None):
+    def __init__(self, network: RoadNetworkAPI | None, meta: Mapping[str, Any] | None):
         self.static = _Static(network, meta if meta is not None else _NO_META)
 
     def __call__(self, state: WorldState, ego_id: str) -> dict[str, Any]:
@@ -307,7 +310,7 @@ def _copy_lane(info: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None, ego_id: str,
+def objects_view(state: WorldState, network: RoadNetworkAPI | None, meta: Mapping[str, Any] | None, ego_id: str,
                  static: "_Static | None" = None) -> dict[str, Any]:
     """The privileged sensor reading for one tick (see the module docstring for the fields).
 
@@ -431,7 +434,7 @@ def objects_view(state: WorldState, network: Any, meta: Mapping[str, Any] | None
     return view
 
 
-def _map_signals(view: dict[str, Any], state: WorldState, network: Any, match: Any) -> None:
+def _map_signals(view: dict[str, Any], state: WorldState, network: RoadNetworkAPI, match: Any) -> None:
     """Lights, stop signs and speed-limit signs from the map's own signals (a foreign .xosc has no meta.scene)."""
     try:
         found = network.signals_for(match.road, match.lane, match.s, FEATURE_RANGE)

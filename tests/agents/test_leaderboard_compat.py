@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roadtest.sim.carla import frames
+from roadtest.sim import frames
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -9,7 +9,7 @@ from esmini_corpus import corpus_rows, corpus_table, run_corpus_file
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
-TARGET = 0.90  # issue 4's bar: nine in ten end within one tick of esmini, and the rest are refused by name
+TARGET = 0.90  # the built-in player's bar: nine in ten end within one tick of esmini, and the rest are refused by name
 
 # Files whose entities stray more than CLOSE from esmini's trajectory, with the reason (the standard
 # wins where esmini departs from it); every other file stays within CLOSE, entity by entity.

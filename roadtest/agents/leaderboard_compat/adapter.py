@@ -58,8 +58,8 @@ def leaderboard_plans(waypoints: Sequence[Sequence[float]], route: Mapping[str, 
     """(gps_plan, world_plan) of a roadtest route polyline (inertial frame), resampled every HOP metres."""
     import carla
 
-    from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
-    from roadtest.sim.embedded.sensors import gnss_from_xy
+    from roadtest.sim.frames import location_to_carla, yaw_to_carla
+    from roadtest.sim.sensors import gnss_from_xy
 
     pts = np.asarray([[float(p[0]), float(p[1])] for p in waypoints], dtype=float)
     seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)

@@ -59,7 +59,7 @@ def stitch(images: Sequence[np.ndarray]) -> np.ndarray:
 def pose_from(input_data: Mapping[str, Any]) -> dict[str, float] | None:
     """The ego pose (x, y, h) in the inertial frame from the leaderboard's GNSS (lat, lon, alt) and IMU compass
     (the last of its seven values): the inverse of the spherical Mercator around (0, 0) that CARLA's GNSS uses."""
-    from roadtest.sim.carla.frames import heading_from_compass
+    from roadtest.sim.frames import heading_from_compass
 
     gnss = sensor_data(input_data, "gnss")
     imu = sensor_data(input_data, "imu")

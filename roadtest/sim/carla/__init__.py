@@ -1,5 +1,5 @@
-"""The CARLA backend (CARLA 0.9.16 + scenario_runner): CarlaSimulator / CarlaSimulation, and frames.py, the one
-place where roadtest's frame meets CARLA's. Importing this package needs neither `carla` nor scenario_runner."""
+"""The CARLA backend (CARLA 0.9.16 + scenario_runner): CarlaSimulator / CarlaSimulation; roadtest.sim.frames is
+where roadtest's frame meets CARLA's. Importing this package needs neither `carla` nor scenario_runner."""
 
 from __future__ import annotations
 

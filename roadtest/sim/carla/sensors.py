@@ -16,12 +16,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from roadtest.errors import BackendError
+from roadtest.sim.sensors import PSEUDO as SHARED_PSEUDO
 
-__all__ = ["SPAWNED", "PSEUDO", "SENSOR_TYPES", "blueprint_attributes", "sensor_transform", "convert", "SensorRig"]
+__all__ = ["SPAWNED", "REFUSED", "PSEUDO", "SENSOR_TYPES", "blueprint_attributes", "sensor_transform", "convert", "SensorRig"]
 
 CAMERAS = ("sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation")
 SPAWNED = frozenset({*CAMERAS, "sensor.other.gnss", "sensor.other.imu"})
-PSEUDO = frozenset({"sensor.speedometer", "roadtest.pose", "roadtest.route", "sensor.opendrive_map"})
+REFUSED = frozenset({"roadtest.objects"})  # roadtest's privileged view of its own world, drawn by roadtest alone
+# read from the run: the shared pseudo-sensors CARLA does not spawn, and the server's own map text
+PSEUDO = frozenset(SHARED_PSEUDO) - SPAWNED - REFUSED | {"sensor.opendrive_map"}
 SENSOR_TYPES = SPAWNED | PSEUDO
 SENSOR_TIMEOUT = 10.0  # s to wait for a spawned sensor's reading of the current frame
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
+from roadtest.sim.frames import location_to_carla, yaw_to_carla
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["CARLA_DRAWN_TYPES", "SIGN_PROP", "SignProp", "sign_props", "face_texture", "texture_color", "spawn_sign_props"]
 
@@ -43,7 +46,7 @@ def _is_light(sg: Any) -> bool:
     return bool(sg.dynamic) or str(sg.type).startswith("1000")
 
 
-def sign_props(network: Any) -> list[SignProp]:
+def sign_props(network: RoadNetworkAPI) -> list[SignProp]:
     """Props for every static signal CARLA would not draw and roadtest has a face for, in signal id order."""
     from roadtest.signs.faces import sign_id_for_code
 

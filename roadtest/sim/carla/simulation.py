@@ -1,7 +1,7 @@
 """One run on a CARLA server: the bundle's map and weather, scenario_runner's storyboard, roadtest's agent on the
 ego, sign props, Traffic Manager traffic and walkers, sensors; each step one synchronous tick and one WorldState.
 
-Events are judged as the built-in simulator judges them (roadtest.sim.embedded.events on the actors' boxes and
+Events are judged as the built-in simulator judges them (roadtest.sim.events on the actors' boxes and
 the same .xodr), plus CARLA's collision sensor for contacts with what is not an actor (walls, props), so a rule
 monitor reads the same event kinds from both backends. Everything the run spawned is destroyed and the world's
 settings are restored on close().
@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from roadtest.errors import BackendError, UserError
 from roadtest.sim.api import Control, Event, LanePos, SimSettings, Simulation, Termination, WorldState
 from roadtest.sim.carla import roadtest_ego_control as ego_control
-from roadtest.sim.carla.sensors import SensorRig, forward_speed
+from roadtest.sim.carla.sensors import SPAWNED, SensorRig, forward_speed
 from roadtest.sim.carla.state import actor_kind, actor_state, box_centre, light_state
 
 __all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS", "load_opendrive", "sync_settings"]
@@ -57,7 +57,8 @@ class CarlaSimulation(Simulation):
     def __init__(self, simulator: Any, carla: Any, sr: Any, client: Any, bundle: Any, seed: int,
                  settings: SimSettings):
         super().__init__(settings)
-        from roadtest.sim.carla.weather import environment_of, weather_parameters
+        from roadtest.sim.carla.weather import weather_parameters
+        from roadtest.sim.environment import environment_of
         from roadtest.sim.road import load_map
 
         self.bundle, self.meta, self.seed = bundle, dict(bundle.meta), seed
@@ -91,13 +92,13 @@ class CarlaSimulation(Simulation):
             xosc, self.ego_name = with_ego_controller(Path(bundle.xosc), self.mailbox)
             self.story = Storyboard.build(sr, client, self.world, xosc, ep.tm_port, seed)
             self.ego = self.story.egos[0]
-            self.environment = environment_of(bundle)
+            self.environment = environment_of(bundle.xosc, self.meta)
             self._weather = (weather_parameters(carla, self.environment, "roadtest")
                              if simulator.weather == "roadtest" else None)
             self._roles = {v.rolename: "scenario" for v in self.story.config.other_actors}
             self._roles.update({v.rolename: "ego" for v in self.story.config.ego_vehicles})
             self._spawn_extras()
-            from roadtest.sim.embedded.events import EventDetector
+            from roadtest.sim.events import EventDetector
 
             self.detector = EventDetector(self.network, watch=[self.ego_name])
             self._goal = self._route_goal()
@@ -110,6 +111,18 @@ class CarlaSimulation(Simulation):
             raise
 
     # -- set-up ------------------------------------------------------------------------------------------------
+    @property
+    def _sensors(self) -> dict[str, Any]:
+        """The sensor types read from the run: the shared pseudo-sensors CARLA offers, the speedometer and the
+        map text from the server's own actor and world (the spawned ones are read by the SensorRig)."""
+        from roadtest.sim.carla.sensors import PSEUDO
+        from roadtest.sim.sensors import PSEUDO as SHARED
+
+        return {**{kind: SHARED[kind] for kind in PSEUDO if kind in SHARED},
+                "sensor.speedometer": lambda sim, ego, spec: {"speed": forward_speed(self.ego.get_transform(),
+                                                                                     self.ego.get_velocity())},
+                "sensor.opendrive_map": lambda sim, ego, spec: {"opendrive": self.world.get_map().to_opendrive()}}
+
     def _spawn_extras(self) -> None:
         from roadtest.sim.carla.signs import sign_props, spawn_sign_props
         from roadtest.sim.carla.traffic import spawn_traffic
@@ -130,7 +143,7 @@ class CarlaSimulation(Simulation):
 
     def _scenario_poses(self) -> list[tuple[float, float]]:
         """(x, y) in roadtest's frame of the ego and every scenario actor, for traffic to keep clear of."""
-        from roadtest.sim.carla.frames import location_from_carla
+        from roadtest.sim.frames import location_from_carla
 
         out = []
         for actor in [*self.story.egos, *self.story.scenario.other_actors]:
@@ -224,28 +237,19 @@ class CarlaSimulation(Simulation):
 
     # -- sensors -----------------------------------------------------------------------------------------------
     def _observe(self, sensor_specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+        from roadtest.sim.sensors import observe
+
         if self._rig is None:
             self._rig = SensorRig(self._carla, self.world, self.ego, sensor_specs)
             self.world.tick()  # the sensors' first readings
         frame = self.world.get_snapshot().frame
-        ego = self.state.ego if self.state is not None else None
-        out: dict[str, Any] = {}
-        for spec in sensor_specs:
-            kind, sid = str(spec["type"]), str(spec.get("id", spec["type"]))
-            if sid in self._rig.actors:
-                data = self._rig.read(sid, frame)
-            elif kind == "sensor.speedometer":
-                data = {"speed": forward_speed(self.ego.get_transform(), self.ego.get_velocity())}
-            elif kind == "roadtest.pose":
-                data = {"x": ego.x, "y": ego.y, "z": ego.z, "h": ego.h}
-            elif kind == "roadtest.route":
-                data = [tuple(p) for p in (self.meta.get("route") or {}).get("waypoints", [])]
-            elif kind == "sensor.opendrive_map":
-                data = {"opendrive": self.world.get_map().to_opendrive()}
-            else:
-                raise BackendError(f"sensor {sid!r}: type {kind!r} not provided by the CARLA backend")
-            out[sid] = (self.state.frame if self.state is not None else 0, data)
-        return out
+        tick = self.state.frame if self.state is not None else 0
+
+        def spawned(specs: list[Mapping[str, Any]]) -> dict[str, Any]:
+            ids = (str(s.get("id", s["type"])) for s in specs)
+            return {sid: (tick, self._rig.read(sid, frame)) for sid in ids if sid in self._rig.actors}
+
+        return observe(self, sensor_specs, self._sensors, SPAWNED, spawned)
 
     # -- clean-up ----------------------------------------------------------------------------------------------
     def _close(self) -> None:

@@ -11,7 +11,7 @@ import math
 from typing import Any, Callable
 
 from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.carla.frames import location_from_carla, vector_from_carla, yaw_from_carla
+from roadtest.sim.frames import location_from_carla, vector_from_carla, yaw_from_carla
 
 __all__ = ["actor_kind", "actor_state", "light_state", "box_centre"]
 

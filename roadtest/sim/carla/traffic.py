@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
-from roadtest.sim.carla.frames import location_to_carla, yaw_to_carla
+from roadtest.sim.frames import location_to_carla, yaw_to_carla
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["Slot", "plan_traffic", "Background", "spawn_traffic", "SPACING", "CLEARANCE"]
 
@@ -32,7 +35,7 @@ class Slot:
     h: float
 
 
-def _driving_lanes(net: Any) -> list[tuple[str, int, float]]:
+def _driving_lanes(net: RoadNetworkAPI) -> list[tuple[str, int, float]]:
     lanes = []
     for road in net.road_ids():
         length = net.road_length(road)
@@ -42,7 +45,7 @@ def _driving_lanes(net: Any) -> list[tuple[str, int, float]]:
     return lanes
 
 
-def plan_traffic(net: Any, traffic: Mapping[str, Any], seed: int,
+def plan_traffic(net: RoadNetworkAPI, traffic: Mapping[str, Any], seed: int,
                  avoid: Iterable[tuple[float, float]] = ()) -> tuple[list[Slot], list[Slot]]:
     """(vehicle slots, walker slots): round(density x driving-lane km) vehicles (or `vehicles` when given) on lane
     centres SPACING m apart, none within CLEARANCE m of `avoid`; `pedestrians` walkers on sidewalk centres."""
@@ -98,7 +101,7 @@ def _transform(carla: Any, slot: Slot, lift: float) -> Any:
     return carla.Transform(carla.Location(x=x, y=y, z=z), carla.Rotation(yaw=yaw_to_carla(slot.h)))
 
 
-def spawn_traffic(carla: Any, client: Any, world: Any, tm: Any, net: Any, traffic: Mapping[str, Any], seed: int,
+def spawn_traffic(carla: Any, client: Any, world: Any, tm: Any, net: RoadNetworkAPI, traffic: Mapping[str, Any], seed: int,
                   avoid: Iterable[tuple[float, float]] = ()) -> Background:
     """Spawn the plan: TM autopilot vehicles (4-wheeled car blueprints, sorted, picked by the seeded RNG) and
     walkers with controller.ai.walker heading to navmesh points."""

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import replace
 from typing import Any
 
 from roadtest.errors import UserError
 from roadtest.sim.api import Environment
 
-__all__ = ["MAPPINGS", "weather_parameters", "weather_values", "fog_density", "solar_elevation_azimuth", "environment_of"]
+__all__ = ["MAPPINGS", "weather_parameters", "weather_values", "fog_density", "solar_elevation_azimuth"]
 
 MAPPINGS = ("roadtest", "scenario_runner")
 FOG_CLEAR_RANGE = 10000.0  # m: at or beyond this visual range roadtest draws no fog
@@ -102,27 +101,3 @@ def weather_parameters(carla: Any, env: Environment, mapping: str = "roadtest", 
     for name, value in weather_values(env, mapping, **kw).items():
         setattr(w, name, float(value))
     return w
-
-
-def environment_of(bundle: Any) -> Environment:
-    """The bundle's initial Environment: the first EnvironmentAction of the storyboard's Init (read as the built-in
-    simulator reads it), overlaid with meta.json's environment, which keeps what OpenSCENARIO 1.0 cannot say
-    (cloud cover in fractions, road wetness)."""
-    from lxml import etree
-
-    from roadtest.sim.xosc.trailers import environment_from
-
-    env = Environment()
-    el = etree.parse(str(bundle.xosc)).find(".//Storyboard/Init//EnvironmentAction/Environment")
-    if el is not None:
-        env = environment_from(el, env)
-    meta = (getattr(bundle, "meta", None) or {}).get("environment") or {}
-    kw: dict[str, Any] = {}
-    for key in ("cloudiness", "precipitation_intensity", "fog_visual_range", "wetness", "friction", "sun_elevation"):
-        if isinstance(meta.get(key), (int, float)):
-            kw[key] = float(meta[key])
-    if meta.get("precipitation") in ("rain", "snow", "dry", "none"):
-        kw["precipitation"] = "dry" if meta["precipitation"] == "none" else meta["precipitation"]
-    if isinstance(meta.get("time_of_day"), str) and len(meta["time_of_day"]) == 5:  # HH:MM on the xosc's date
-        kw["time_of_day"] = f"{env.time_of_day[:10]}T{meta['time_of_day']}:00"
-    return replace(env, **kw)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -21,17 +21,22 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.embedded.events import DRIVABLE, EventDetector
 from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
+from roadtest.sim.environment import environment_of
+from roadtest.sim.events import DRIVABLE, EventDetector
+from roadtest.sim.loop import LoopError, drive
 from roadtest.sim.road.api import LaneMatch
+from roadtest.sim.signals import signal_colour
 
-__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "signal_colour", "GOAL_RADIUS",
-           "DEFAULT_MAX_TIME"]
+if TYPE_CHECKING:
+    from roadtest.bundle import Bundle
+    from roadtest.sim.xosc.engine import ScenarioEngine
+
+__all__ = ["EmbeddedSimulator", "EmbeddedSimulation", "run_bundle", "normalise_kind", "GOAL_RADIUS"]
 
 GOAL_RADIUS = 2.0  # m, the ego has reached meta.route.goal within this distance
-DEFAULT_MAX_TIME = 600.0  # s, run_bundle's cap when neither settings nor meta give a time limit
 
 _KINDS = {
     "car": "car", "van": "car", "vehicle": "car", "truck": "truck", "trailer": "truck", "semitrailer": "truck",
@@ -58,31 +63,11 @@ def normalise_kind(category: str | None, properties: Mapping[str, Any] | None = 
     return kind, siren
 
 
-_COLOURS = ("red", "yellow", "green")
-
-
-def signal_colour(state: str) -> str:
-    """A signal state as WorldState gives it: red, yellow, red_yellow, green or off.
-
-    Accepts colour words and esmini's lamp lists ("off;off;on" = red;yellow;green lamps; two lamps = red;green).
-    """
-    st = str(state).strip().lower()
-    if ";" in st:
-        lamps = [p.strip() in ("on", "flashing", "1", "true") for p in st.split(";")]
-        names = _COLOURS if len(lamps) == 3 else ("red", "green") if len(lamps) == 2 else ()
-        lit = [n for n, on in zip(names, lamps) if on]
-        return "_".join(lit) if lit else "off"
-    for word in ("red", "yellow", "amber", "green"):
-        if word in st:
-            return "yellow" if word == "amber" else word
-    return st or "off"
-
-
 class EmbeddedSimulation(Simulation):
     """One run on the built-in simulator; `engine` may be injected (tests), else a ScenarioEngine on the bundle."""
 
-    def __init__(self, bundle, seed: int = 0, settings: SimSettings | None = None, engine=None,
-                 params: Mapping[str, Any] | None = None):
+    def __init__(self, bundle: Bundle, seed: int = 0, settings: SimSettings | None = None,
+                 engine: ScenarioEngine | None = None, params: Mapping[str, Any] | None = None):
         settings = settings or SimSettings()
         super().__init__(settings)
         self.bundle = bundle
@@ -93,6 +78,8 @@ class EmbeddedSimulation(Simulation):
 
             engine = ScenarioEngine(bundle.xosc, seed=self.seed, tick=settings.tick, params=dict(params or {}) or None)
         self.engine = engine
+        if getattr(engine, "sc", None) is not None:  # an injected test engine may have no parsed scenario
+            engine.environment = environment_of(engine.sc.root, self.meta)  # its Init re-applies the file's part
         self.engine.init()
         if hasattr(self.engine, "begin"):  # an injected test engine may have none
             self.engine.begin(float(getattr(self.engine, "start_time", 0.0)))
@@ -395,17 +382,14 @@ class EmbeddedSimulator(Simulator):
 
 def run_bundle(bundle, seed: int = 0, settings: SimSettings | None = None,
                on_step: Callable[[WorldState], None] | None = None, params: Mapping[str, Any] | None = None):
-    """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace."""
-    settings = settings or SimSettings()
-    sim = EmbeddedSimulator().load(bundle, seed, settings, params=params)
-    has_limit = settings.max_time is not None or (sim.meta.get("expect") or {}).get("timeout") is not None
+    """Run a bundle with no agent (the ego under its scenario controller) to its end; return the Trace.
+
+    A failing step raises its own exception (the run ends as sim_error first)."""
+    sim = EmbeddedSimulator().load(bundle, seed, settings or SimSettings(), params=params)
     try:
-        while not sim.done:
-            state = sim.step(None)
-            if on_step is not None:
-                on_step(state)
-            if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
-                sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
+        drive(sim, on_step=on_step)
+    except LoopError as e:
+        raise e.cause from e.cause.__cause__  # the failure itself: callers tell failures apart by their type
     finally:
         sim.close()
     return sim.trace

@@ -19,7 +19,10 @@ Rules followed (the standard's, and esmini's where the standard is silent):
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["ANGLE_CONDITIONS", "angle_condition", "lane_offset"]
 
@@ -62,7 +65,7 @@ def _within(a: float | None, value: float, tol: float) -> bool:
     return a is not None and abs(_wrap(a - value)) <= tol + EPS
 
 
-def lane_offset(net: Any, road: str, own: int, other: int) -> int:
+def lane_offset(net: RoadNetworkAPI, road: str, own: int, other: int) -> int:
     """Lanes from `own` to `other` on one road, counted in own's driving direction, left positive (no lane 0)."""
     def idx(lane: int) -> int:
         return lane if lane > 0 else lane + 1

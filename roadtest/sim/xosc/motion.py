@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.positions import Resolved, locate, wrap
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["shape_fn", "Motion", "LateralProfile", "Path", "LaneCache", "place", "advance"]
 
@@ -162,7 +165,7 @@ class Motion:
     teleported_at: float | None = None  # tick start of a mid-run teleport: the entity stays put for that tick (as esmini)
 
 
-def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
+def place(e: Any, m: Motion, r: Resolved, net: RoadNetworkAPI | None) -> None:
     """Put an entity at a resolved pose (teleport); it moves along s the way its heading points."""
     e.x, e.y, e.z, e.h = r.x, r.y, r.z, r.h
     if r.lane is not None and r.lane.lane != 0 and net is not None:
@@ -181,7 +184,7 @@ def place(e: Any, m: Motion, r: Resolved, net: Any) -> None:
     m.lat = None
 
 
-def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
+def _choose_successor(net: RoadNetworkAPI, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
     """The successor on the route when there is one, else a random one under a RandomRouteAction, else the
     straightest."""
     while m.route and m.route[0][0] == m.road:  # waypoints on the road being left are behind
@@ -220,7 +223,7 @@ def _choose_successor(net: Any, m: Motion, options: list[tuple[str, int]], headi
 DRIVING_TYPES = frozenset({"driving", "entry", "exit", "onramp", "offramp", "connectingramp", "bidirectional"})
 
 
-def _leave_vanished_lane(net: Any, m: Motion, cache: "LaneCache") -> None:
+def _leave_vanished_lane(net: RoadNetworkAPI, m: Motion, cache: "LaneCache") -> None:
     """A lane narrowed to nothing: go to the centre of the closest drivable lane on its side (as esmini's MoveAlongS)."""
     t = cache.pose(m.road, m.lane, m.s, m.offset)[4]
     best = None
@@ -248,7 +251,7 @@ def _end_speed(p: Path) -> float:
     return 0.0
 
 
-def advance(net: Any, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
+def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
     """Move an entity under the default controller for dt seconds at e.speed."""
     if m.teleported_at is not None and abs(time - dt - m.teleported_at) < 1e-9:
         m.teleported_at, m.side_step = None, 0.0
@@ -369,7 +372,7 @@ class LaneCache:
 
     STEP = 0.5
 
-    def __init__(self, net: Any):
+    def __init__(self, net: RoadNetworkAPI):
         self.net = net
         self.tab: dict[tuple[str, int], Any] = {}
         self.narrowing: dict[tuple[str, int], bool] = {}  # lanes narrower than NARROW somewhere (may vanish)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.errors import UnsupportedError
 from roadtest.sim.api import LanePos
 from roadtest.sim.route_path import wrap_angle as wrap
 from roadtest.sim.xosc.parser import attr_float as _num
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["Resolved", "PositionSpec", "parse_position", "resolve", "wrap"]
 
@@ -61,7 +64,7 @@ def _orient(spec: PositionSpec, base_h: float) -> float:
     return wrap(h + base_h) if o.get("type", "absolute") == "relative" else h
 
 
-def _lane_pose(net: Any, road: str, lane: int, s: float, offset_road: float) -> Resolved:
+def _lane_pose(net: RoadNetworkAPI, road: str, lane: int, s: float, offset_road: float) -> Resolved:
     """Pose on a lane; `offset_road` is left-positive in the road frame."""
     s = min(max(s, 0.0), net.road_length(road))
     p = net.lane_to_world(road, lane, s, offset_road)
@@ -70,7 +73,7 @@ def _lane_pose(net: Any, road: str, lane: int, s: float, offset_road: float) -> 
     return Resolved(p.x, p.y, p.z, p.h, LanePos(road, lane, s, t), offset_road)
 
 
-def locate(net: Any, x: float, y: float, z: float, h: float) -> Resolved:
+def locate(net: RoadNetworkAPI | None, x: float, y: float, z: float, h: float) -> Resolved:
     """A world pose with its lane position (None off the roads)."""
     r = Resolved(x, y, z, h)
     if net is not None:
@@ -83,7 +86,7 @@ def locate(net: Any, x: float, y: float, z: float, h: float) -> Resolved:
     return r
 
 
-def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
+def resolve(spec: PositionSpec, net: RoadNetworkAPI | None, entities: dict[str, Any]) -> Resolved:
     """World pose (and lane position) of a position now."""
     a, k = spec.a, spec.kind
     if k == "WorldPosition":
@@ -148,7 +151,7 @@ def resolve(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
     return r
 
 
-def route_segments(route: Any, net: Any, entities: dict[str, Any]) -> list:
+def route_segments(route: Any, net: RoadNetworkAPI, entities: dict[str, Any]) -> list:
     """The lane segments a <Route> runs along, waypoint to waypoint, by the road graph's shortest paths."""
     wps = []
     for w in route.findall("Waypoint"):
@@ -165,7 +168,7 @@ def route_segments(route: Any, net: Any, entities: dict[str, Any]) -> list:
     return segs
 
 
-def _route_position(spec: PositionSpec, net: Any, entities: dict[str, Any]) -> Resolved:
+def _route_position(spec: PositionSpec, net: RoadNetworkAPI | None, entities: dict[str, Any]) -> Resolved:
     x = spec.xml
     if net is None:
         raise UnsupportedError("RoutePosition", "", x.sourceline or 0, "needs a road network (no LogicFile loaded)")

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.api import Environment
 from roadtest.sim.xosc.positions import locate, wrap
 
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
+
 __all__ = ["place_trailers", "connect", "environment_from", "SignalControllers"]
 
 
-def place_trailers(entities: dict[str, Any], net: Any, straight: bool) -> None:
+def place_trailers(entities: dict[str, Any], net: RoadNetworkAPI | None, straight: bool) -> None:
     """Each towed trailer's coupler sits on its tow's hitch, the trailer pointing at it (straight behind at init)."""
     for root in [e for e in entities.values() if e.trailer and e.tow is None]:
         tow = root
@@ -34,7 +37,7 @@ def place_trailers(entities: dict[str, Any], net: Any, straight: bool) -> None:
             tow = tr
 
 
-def connect(entities: dict[str, Any], motions: dict[str, Any], net: Any, tow: str, trailer: str | None) -> None:
+def connect(entities: dict[str, Any], motions: dict[str, Any], net: RoadNetworkAPI | None, tow: str, trailer: str | None) -> None:
     """Hitch `trailer` to `tow`, or unhitch what `tow` pulls when trailer is None (it then stands)."""
     from roadtest.sim.xosc.motion import place
 

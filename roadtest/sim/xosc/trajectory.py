@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from roadtest.sim.xosc.motion import Path
 from roadtest.sim.xosc.positions import parse_position, resolve
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["build_path", "SHAPES"]
 
@@ -16,7 +19,7 @@ SHAPES = ("Polyline", "Clothoid", "ClothoidSpline", "Nurbs")
 _DS = 0.25  # m between samples of curved shapes
 
 
-def _pos(el: Any, net: Any, entities: dict, file: str):
+def _pos(el: Any, net: RoadNetworkAPI | None, entities: dict, file: str):
     return resolve(parse_position(el, file), net, entities)
 
 
@@ -51,7 +54,7 @@ def _peak_times(knots: np.ndarray, k: int, n: int, t: np.ndarray, u: np.ndarray)
     return t[seg] + w * (t[seg + 1] - t[seg])
 
 
-def _nurbs(shape: Any, net: Any, entities: dict, file: str):
+def _nurbs(shape: Any, net: RoadNetworkAPI | None, entities: dict, file: str):
     """Points (x, y, z, h, time or nan) of a rational B-spline from its control points, weights and knots."""
     from scipy.interpolate import BSpline
 
@@ -76,7 +79,7 @@ def _nurbs(shape: Any, net: Any, entities: dict, file: str):
     return [(a[0], a[1], a[2], hh, ti) for a, hh, ti in zip(xyz, h, tt)]
 
 
-def build_path(traj: Any, timing: Any, e: Any, now: float, net: Any, entities: dict, file: str) -> Path:
+def build_path(traj: Any, timing: Any, e: Any, now: float, net: RoadNetworkAPI | None, entities: dict, file: str) -> Path:
     """Sample a <Trajectory>; vertex times (when the shape has them and a Timing is given) make it timed."""
     shape = traj.find("Shape")[0]
     xs: list[float] = []

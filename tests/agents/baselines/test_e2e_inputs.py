@@ -101,7 +101,7 @@ def test_jpeg_is_quality_20_of_the_rgb_swapped_image():
 
 
 def test_gnss_projection_and_geo_reference():
-    from roadtest.sim.embedded.sensors import gnss_from_xy
+    from roadtest.sim.sensors import gnss_from_xy
 
     g = gnss_from_xy(0.0, 0.0, 0.0)
     assert inputs.solve_geo_reference((0.0, 0.0), g["lat"], g["lon"]) == pytest.approx((0.0, 0.0), abs=1e-12)

@@ -59,8 +59,8 @@ def _bundle(repo_root, tmp_path, name="straight_speed_limit.yaml"):
 def _inputs(x, y, heading, speed, acc=(0.0, 0.0, 9.81), gyro=(0.0, 0.0, 0.0)):
     """Leaderboard sensor data of an ego at inertial (x, y) with `heading` (rad CCW from east)."""
     from roadtest.agents.baselines.rig import UNIAD_RIG
-    from roadtest.sim.carla.frames import compass_from_heading
-    from roadtest.sim.embedded.sensors import gnss_from_xy
+    from roadtest.sim.frames import compass_from_heading
+    from roadtest.sim.sensors import gnss_from_xy
 
     g = gnss_from_xy(x, y, 0.0)
     data = {"GPS": (0, np.array([g["lat"], g["lon"], g["alt"]])),

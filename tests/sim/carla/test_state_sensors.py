@@ -13,7 +13,8 @@ from roadtest.bundle import load_bundle
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roadtest.sim.carla import frames, sensors, state
+from roadtest.sim import frames
+from roadtest.sim.carla import sensors, state
 from roadtest.sim.carla.traffic import CLEARANCE, plan_traffic
 from roadtest.sim.road import load_map
 

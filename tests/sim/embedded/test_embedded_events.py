@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from roadtest.sim.embedded.events import Box, EventDetector, boxes_overlap, overlapping_pairs
+from roadtest.sim.events import Box, EventDetector, boxes_overlap, overlapping_pairs
 
 from embedded_fakes import FakeStraightRoads
 
@@ -128,7 +128,7 @@ def test_straddling_a_line_across_the_end_of_a_road_stays_one_invasion():
 
 @pytest.mark.conformance
 def test_the_exact_road_bounds_and_the_lane_width_walk_agree_on_a_real_map(conformance_dir):
-    from roadtest.sim.embedded.events import _lanes_across, _lanes_across_fast
+    from roadtest.sim.events import _lanes_across, _lanes_across_fast
     from roadtest.sim.road import load_map
 
     net = load_map(conformance_dir / "esmini" / "resources" / "xodr" / "straight_500m.xodr")

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from roadtest.sim.api import ActorState, LanePos
-from roadtest.sim.embedded.events import Box, EventDetector, boxes_overlap, make_box, overlapping_pairs
+from roadtest.sim.events import Box, EventDetector, boxes_overlap, make_box, overlapping_pairs
 from roadtest.sim.embedded.lanes import LaneTable, lane_pose, make_lanepos
 
 from embedded_fakes import FakeStraightRoads

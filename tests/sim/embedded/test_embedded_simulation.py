@@ -170,13 +170,3 @@ def test_kinds_are_normalised_with_emergency_from_properties_or_meta():
     assert normalise_kind("car", None, {"kind": "emergency", "siren": True}) == ("emergency", True)
     assert normalise_kind("pedestrian", None, {"kind": "officer"}) == ("officer", False)
     assert normalise_kind("obstacle") == ("static", False)
-
-
-def test_signal_states_are_normalised_to_colours():
-    from roadtest.sim.embedded.simulator import signal_colour
-
-    assert signal_colour("off;off;on") == "green"
-    assert signal_colour("on;off;off") == "red"
-    assert signal_colour("on;on;off") == "red_yellow"
-    assert signal_colour("on;off") == "red" and signal_colour("off;on") == "green"
-    assert signal_colour("Amber") == "yellow" and signal_colour("off;off;off") == "off"

@@ -18,9 +18,13 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["ACC", "Delta", "road_delta", "freespace_lat_long", "gap_between", "Seen", "predicted", "mode_of"]
 
@@ -78,7 +82,7 @@ def _seen(o: Any) -> Seen:
     return Seen(o.x, o.y, o.h, lp.s if lp else 0.0, lp.t if lp else 0.0, lp.lane if lp else 0, lp.road if lp else None)
 
 
-def predicted(engine: Any, me: str, other: str) -> Seen:
+def predicted(engine: ScenarioEngine, me: str, other: str) -> Seen:
     """An entity as esmini's controllers see it: after this tick's move for everyone but `me`.
 
     esmini moves every default-driven entity before its controllers step. Entities after `me` in the engine's
@@ -121,7 +125,7 @@ def _lane_diff(la: int, lb: int) -> int:
     return d
 
 
-def _along_lanes(net: Any, road: str, lane: int, s: float, sdir: int, target: str, t_s: float, max_dist: float,
+def _along_lanes(net: RoadNetworkAPI, road: str, lane: int, s: float, sdir: int, target: str, t_s: float, max_dist: float,
                  ahead: bool) -> tuple[float, int] | None:
     """Distance along the lane graph from (road, lane, s) to s=t_s on road `target`, with the lane reached there.
 
@@ -147,7 +151,7 @@ def _along_lanes(net: Any, road: str, lane: int, s: float, sdir: int, target: st
     return None
 
 
-def road_delta(engine: Any, a: Any, sa: Seen, b: Any, sb: Seen, both: bool, max_dist: float) -> Delta | None:
+def road_delta(engine: ScenarioEngine, a: Any, sa: Seen, b: Any, sb: Seen, both: bool, max_dist: float) -> Delta | None:
     """b relative to a along a's driving direction, None when b is out of reach (esmini's Position::Delta).
 
     On the same road ds is the difference in s; on a road ahead (or behind, with `both`) it is the distance along
@@ -226,7 +230,7 @@ class ACC(DriverModel):
     CROSSING_MARGIN = 0.5  # m beside the own box that counts as "in the path" (crossingPath)
     CROSSING_HORIZON = 1.5  # s ahead that an entity about to cross the path is braked for (crossingPath)
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         p = self.props
         self.time_gap = _f(p, "timeGap", 1.5)
@@ -245,7 +249,7 @@ class ACC(DriverModel):
         """True when scenario actions on this domain ("long"/"lat") are not applied (esmini's override mode)."""
         return domain == "long" and self.longitudinal and self.mode == "override" and not self.virtual
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         e = engine.entities[self.name]
         if not self.longitudinal:
             self.default(engine, t_next)
@@ -279,7 +283,7 @@ class ACC(DriverModel):
                 return x_loc
         return None
 
-    def _command(self, engine: Any, e: Any) -> float:
+    def _command(self, engine: ScenarioEngine, e: Any) -> float:
         """The speed for the next tick from the lead (if any) and the set speed."""
         dt, cur = engine.tick, self.current
         lookahead = max(50.0, 2 * self.MIN_DIST + cur * cur / max(e.max_decel, 1e-9))
@@ -337,7 +341,7 @@ class ACC(DriverModel):
         self.current = cur
         return cur
 
-    def _signal_stop(self, engine: Any, e: Any, cur: float) -> tuple[float, _StopLine] | None:
+    def _signal_stop(self, engine: ScenarioEngine, e: Any, cur: float) -> tuple[float, _StopLine] | None:
         """(gap to stand at, the stop line) for the first red (or stoppable yellow) light ahead on the lane, else None."""
         lp, net = e.lane, engine.network
         if lp is None or net is None:
@@ -346,7 +350,7 @@ class ACC(DriverModel):
             found = net.signals_for(lp.road, lp.lane, lp.s, ahead=max(50.0, cur * cur / (2.0 * STOP_COMFORT) + 20.0))
         except (KeyError, ValueError, IndexError):
             return None
-        from roadtest.sim.embedded.simulator import signal_colour
+        from roadtest.sim.signals import signal_colour
 
         front = e.length / 2 + e.bbox_cx
         for sig, d in found:

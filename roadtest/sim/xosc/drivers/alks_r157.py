@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.api import LanePos
@@ -21,6 +21,9 @@ from roadtest.sim.xosc.drivers.alks_models import LARGE, SMALL, Model, ObjectInf
 from roadtest.sim.xosc.drivers.alks_rss_fsm import MODELS as ALKS_MODELS
 from roadtest.sim.xosc.drivers.acc import ACC
 from roadtest.sim.xosc.drivers.base import DriverModel
+
+if TYPE_CHECKING:
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["ALKS", "ALKSR157", "Perception", "Placed", "build_model"]
 
@@ -91,7 +94,7 @@ def _overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool
     return True
 
 
-def _others_after_tick(engine: Any, ego: str) -> dict[str, Any]:
+def _others_after_tick(engine: ScenarioEngine, ego: str) -> dict[str, Any]:
     """Every entity as esmini's controller sees it: the others already moved this tick, the ego not yet.
 
     esmini moves the default-controlled entities before it steps player controllers; roadtest moves
@@ -123,7 +126,7 @@ def _others_after_tick(engine: Any, ego: str) -> dict[str, Any]:
 class Perception:
     """What the ego's ALKS sees this tick (the others moved, itself not yet), in the ego's driving frame."""
 
-    def __init__(self, engine: Any, ego: str):
+    def __init__(self, engine: ScenarioEngine, ego: str):
         self.engine, self.ego_name = engine, ego
         self.time = engine.time
         self.states = _others_after_tick(engine, ego)
@@ -294,7 +297,7 @@ class Perception:
         return 1 if inside else 0
 
 
-def _num(props: dict[str, str], key: str, ctrl: Any, engine: Any) -> float | None:
+def _num(props: dict[str, str], key: str, ctrl: Any, engine: ScenarioEngine) -> float | None:
     v = props.get(key)
     if v in (None, ""):
         return None
@@ -305,7 +308,7 @@ def _num(props: dict[str, str], key: str, ctrl: Any, engine: Any) -> float | Non
         raise ScenarioError(Problem(f, line, 0, f"Controller.Property[{key}]", f"expected a number, got {v!r}")) from None
 
 
-def build_model(props: dict[str, str], engine: Any = None, ctrl: Any = None) -> Model:
+def build_model(props: dict[str, str], engine: ScenarioEngine | None = None, ctrl: Any = None) -> Model:
     """The safety model a controller's properties ask for (ReferenceDriver when none is named)."""
     name = props.get("model") or "ReferenceDriver"
     cls = ALKS_MODELS.get(name)
@@ -346,12 +349,12 @@ class ALKSR157(DriverModel):
 
     kind = "ALKS_R157SM_Controller"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         self.model = build_model(self.props, engine, ctrl)
         self.model.set_speed = engine.entities[name].speed  # the speed at activation is the set speed
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         e = engine.entities[self.name]
         if self.longitudinal:
             world = Perception(engine, self.name)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.motion import advance
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["DriverModel", "properties", "road_speed_limit"]
 
@@ -16,7 +20,7 @@ def properties(ctrl: Any) -> dict[str, str]:
     return {p.get("name", ""): p.get("value", "") for p in ctrl.findall("Properties/Property")}
 
 
-def road_speed_limit(net: Any, x: float, y: float, h: float, wide: float, narrow: float) -> float | None:
+def road_speed_limit(net: RoadNetworkAPI | None, x: float, y: float, h: float, wide: float, narrow: float) -> float | None:
     """The speed limit at (x, y) as esmini's drivers take it: the road's own, else `wide` where more than one
     driving lane goes that way, else `narrow`; None off every road."""
     m = net.locate(x, y, h) if net is not None else None
@@ -40,20 +44,20 @@ class DriverModel:
 
     kind = ""
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         self.name = name
         self.ctrl = ctrl
         self.props = properties(ctrl)
         self.lateral, self.longitudinal = lateral, longitudinal
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         """Move the entity for one tick (engine.tick seconds) ending at t_next."""
         self.default(engine, t_next)
 
-    def default(self, engine: Any, t_next: float) -> None:
+    def default(self, engine: ScenarioEngine, t_next: float) -> None:
         """The default controller's motion for this tick: lane following at the entity's speed."""
         n = self.name
         advance(engine.network, engine.entities[n], engine.motions[n], engine.tick, t_next, engine.lanes)
 
-    def stop(self, engine: Any) -> None:
+    def stop(self, engine: ScenarioEngine) -> None:
         """Called when the controller is deactivated or replaced."""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel
+
+if TYPE_CHECKING:
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["FollowGhost", "TrailVehicle"]
 
@@ -46,7 +49,7 @@ class FollowGhost(DriverModel):
 
     kind = "FollowGhostController"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
 
         def num(key: str, default: float) -> float:
@@ -66,7 +69,7 @@ class FollowGhost(DriverModel):
         self.index = 0  # trail segment the entity was nearest last tick
         self.vehicle: TrailVehicle | None = None
 
-    def _number(self, engine: Any, key: str, default: float) -> float:
+    def _number(self, engine: ScenarioEngine, key: str, default: float) -> float:
         v = self.props.get(key)
         if v in (None, ""):
             return default
@@ -89,7 +92,7 @@ class FollowGhost(DriverModel):
             st = trail.at_time(late + max(self.min_la_steer, self.la_steer))
         return sp.speed, st.x, st.y
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         e = engine.entities[self.name]
         ghost = getattr(engine, "ghosts", {}).get(self.name)
         if ghost is None:
@@ -108,7 +111,7 @@ class FollowGhost(DriverModel):
         self._relocate(engine, e)
         engine.motions[self.name].odometer += math.hypot(e.x - x0, e.y - y0)
 
-    def _relocate(self, engine: Any, e: Any) -> None:
+    def _relocate(self, engine: ScenarioEngine, e: Any) -> None:
         """Find the entity's lane again, so conditions and the default controller (if it takes over) see it."""
         net = engine.network
         if net is None:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.drivers.base import DriverModel
 from roadtest.sim.xosc.positions import locate, wrap
+
+if TYPE_CHECKING:
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["BicycleVehicle", "FollowReference", "number_property", "settle"]
 
@@ -79,7 +82,7 @@ def _abs_floor(v: float, floor: float) -> float:
     return math.copysign(floor, v) if abs(v) < floor else v
 
 
-def number_property(props: dict[str, str], key: str, default: float, ctrl: Any, engine: Any) -> float:
+def number_property(props: dict[str, str], key: str, default: float, ctrl: Any, engine: ScenarioEngine) -> float:
     """A numeric controller property (default when absent); a located ScenarioError when it is no number."""
     raw = props.get(key, "")
     if raw == "":
@@ -103,7 +106,7 @@ def _shape_slope(shape: str, p: float) -> float:
     return 0.0
 
 
-def _ghost_heading(engine: Any, m: Any, lat: Any, speed: float, dt: float, h: float) -> float:
+def _ghost_heading(engine: ScenarioEngine, m: Any, lat: Any, speed: float, dt: float, h: float) -> float:
     """The ghost's heading after a tick of a lateral move, as esmini sets it.
 
     esmini faces along the lane on the tick a move ends (and for a step), and otherwise turns by the angle of the
@@ -126,7 +129,7 @@ def _ghost_heading(engine: Any, m: Any, lat: Any, speed: float, dt: float, h: fl
     return wrap(along + math.copysign(turn, rate * m.sdir * (1.0 if speed >= 0 else -1.0)))
 
 
-def settle(engine: Any, e: Any, m: Any, off_graph: bool) -> None:
+def settle(engine: ScenarioEngine, e: Any, m: Any, off_graph: bool) -> None:
     """After a model moved e: its lane (None off every road), odometer and standstill; off the lane graph, off-road time.
 
     With off_graph the entity leaves the lane graph (m.road = None; the engine then leaves the off-road
@@ -148,7 +151,7 @@ class FollowReference(DriverModel):
 
     kind = "FollowReferenceController"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         p = self.props
         self.cte_gain = number_property(p, "stanleyCrossTrackErrorGain", 1.0, ctrl, engine)
@@ -175,7 +178,7 @@ class FollowReference(DriverModel):
         self._written = (e.x, e.y, e.speed)
         self._ref_rate = 0.0
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         """Move the ghost (if any), then steer and accelerate the entity after the reference."""
         from roadtest.sim.xosc.motion import advance
 
@@ -204,7 +207,7 @@ class FollowReference(DriverModel):
         settle(engine, e, m, off_graph=self.ghost is None)
         self._written = (e.x, e.y, e.speed)
 
-    def _adopt_new_actions(self, engine: Any, e: Any, g: Any) -> None:
+    def _adopt_new_actions(self, engine: ScenarioEngine, e: Any, g: Any) -> None:
         """Actions started this tick read the entity's state; in esmini they act on the ghost: start them from it."""
         for _, ra in engine.running:
             if ra.actor != self.name or ra.done or ra.started_at != engine.time or getattr(ra, "ghost_started", False):
@@ -234,7 +237,7 @@ class FollowReference(DriverModel):
                  + self.curvature_gain * math.atan(curvature * self.wheelbase))
         v.acc_and_steer(dt, acc, steer)
 
-    def stop(self, engine: Any) -> None:
+    def stop(self, engine: ScenarioEngine) -> None:
         """Hand the entity back to the default controller on the lane it is on now."""
         from roadtest.sim.xosc.motion import place
 

@@ -12,11 +12,15 @@ the speed the storyboard gives it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel, road_speed_limit
 from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, number_property, settle
 from roadtest.sim.xosc.positions import wrap
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["InteractiveHeadless", "interactive_speed_limit"]
 
@@ -24,7 +28,7 @@ NARROW_LIMIT = 60 / 3.6  # m/s, esmini's limit where the road gives none and one
 WIDE_LIMIT = 110 / 3.6  # m/s, the same with more than one lane this way
 
 
-def interactive_speed_limit(net: Any, x: float, y: float, h: float) -> float | None:
+def interactive_speed_limit(net: RoadNetworkAPI | None, x: float, y: float, h: float) -> float | None:
     """The speed limit esmini's interactive driver keeps to at (x, y); None off every road (keep the last one)."""
     return road_speed_limit(net, x, y, h, WIDE_LIMIT, NARROW_LIMIT)
 
@@ -35,7 +39,7 @@ class InteractiveHeadless(DriverModel):
     kind = "InteractiveController"
     keeps_lateral_when_displaced = True  # esmini: a controller assigned after it does not end it on the lateral domain
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         self.steering_rate = number_property(self.props, "steeringRate", 4.0, ctrl, engine)
         self.speed_factor = number_property(self.props, "speedFactor", 1.0, ctrl, engine)
@@ -46,7 +50,7 @@ class InteractiveHeadless(DriverModel):
                                       steering_rate=self.steering_rate)
         self._written = (e.x, e.y, e.h)
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         """One tick of the released vehicle on the active domains."""
         e, m, dt, v = engine.entities[self.name], engine.motions[self.name], engine.tick, self.vehicle
         if (e.x, e.y, e.h) != self._written:  # moved by something else (a teleport, an agent): restart there
@@ -70,7 +74,7 @@ class InteractiveHeadless(DriverModel):
             v.x, v.y, v.h = e.x, e.y, e.h
         self._written = (e.x, e.y, e.h)
 
-    def steer_after(self, engine: Any) -> None:
+    def steer_after(self, engine: ScenarioEngine) -> None:
         """Displaced but still lateral: after the newer controller's motion, the straight wheel sets the place."""
         e, m, v = engine.entities[self.name], engine.motions[self.name], self.vehicle
         v.speed = e.speed
@@ -82,7 +86,7 @@ class InteractiveHeadless(DriverModel):
         m.odometer = odometer
         self._written = (e.x, e.y, e.h)
 
-    def stop(self, engine: Any) -> None:
+    def stop(self, engine: ScenarioEngine) -> None:
         """Hand the entity back on the lane it is on now, facing along the road (esmini aligns the heading)."""
         from roadtest.sim.xosc.motion import place
         from roadtest.sim.xosc.positions import locate
@@ -93,7 +97,7 @@ class InteractiveHeadless(DriverModel):
             place(e, engine.motions[self.name], locate(engine.network, e.x, e.y, e.z, e.h), engine.network)
 
 
-def _road_heading(engine: Any, e: Any) -> float:
+def _road_heading(engine: ScenarioEngine, e: Any) -> float:
     """The driving direction of the lane under e (e's heading when it is off every road)."""
     net = engine.network
     m = net.locate(e.x, e.y, e.h) if net is not None else None

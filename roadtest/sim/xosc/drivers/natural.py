@@ -10,10 +10,13 @@ of laneChangeDuration seconds, with the speed held; laneChangeDelay seconds pass
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.drivers.acc import LARGE, Delta, _f, _seen, mode_of, predicted, road_delta
 from roadtest.sim.xosc.drivers.base import DriverModel
+
+if TYPE_CHECKING:
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["NaturalDriver"]
 
@@ -27,7 +30,7 @@ class NaturalDriver(DriverModel):
 
     kind = "NaturalDriver"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         p = self.props
         self.s0 = _f(p, "desiredDistance", 20.0)  # m, IDM jam distance
@@ -59,7 +62,7 @@ class NaturalDriver(DriverModel):
         return domain == "long" and self.longitudinal and self.mode == "override"
 
     # ------------------------------------------------------------------ tick
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         e = engine.entities[self.name]
         if not self.longitudinal:
             self.default(engine, t_next)
@@ -78,7 +81,7 @@ class NaturalDriver(DriverModel):
             self.pending = []
         self.default(engine, t_next)
 
-    def _decide(self, engine: Any, e: Any, dt: float) -> None:
+    def _decide(self, engine: ScenarioEngine, e: Any, dt: float) -> None:
         """One esmini controller step of dt seconds: IDM acceleration, lane-change choice, cooldown, new speed."""
         self._survey(engine, e, moved=dt > 0)
         if self.pending:
@@ -116,7 +119,7 @@ class NaturalDriver(DriverModel):
         elif self.current < 0.0:
             self.current = 0.0
 
-    def _start_lane_change(self, engine: Any, lane: int) -> None:
+    def _start_lane_change(self, engine: ScenarioEngine, lane: int) -> None:
         """Run a sinusoidal LaneChangeAction to `lane` through the engine, as esmini's injected action."""
         from lxml import etree
 
@@ -131,7 +134,7 @@ class NaturalDriver(DriverModel):
             engine.inject_action(ra)  # a running lateral action on the entity ends: esmini's newer action wins
 
     # ------------------------------------------------------------------ surroundings
-    def _survey(self, engine: Any, e: Any, moved: bool = True) -> None:
+    def _survey(self, engine: ScenarioEngine, e: Any, moved: bool = True) -> None:
         """The nearest vehicle ahead and behind in this lane and the adjacent ones (esmini's vehicles of interest)."""
         self._pos = {n: predicted(engine, self.name, n) if moved else _seen(engine.entities[n]) for n in engine.entities}
         self._voi = {}
@@ -167,7 +170,7 @@ class NaturalDriver(DriverModel):
         v = self._voi.get(kind)
         return v[0] if v is not None else None
 
-    def _adjacent(self, engine: Any, e: Any) -> bool:
+    def _adjacent(self, engine: ScenarioEngine, e: Any) -> bool:
         """Which neighbouring lanes (left, right; 0 when none) are driving lanes; False when this side has one lane."""
         net, lp = engine.network, e.lane
         self.available = (0, 0)
@@ -198,7 +201,7 @@ class NaturalDriver(DriverModel):
             return max(ds - ext, 0.0)
         return min(ds + ext, 0.0)
 
-    def _accel(self, engine: Any, follow: Any, lead: Any) -> float:
+    def _accel(self, engine: ScenarioEngine, follow: Any, lead: Any) -> float:
         """IDM acceleration of `follow` behind `lead` with this driver's parameters (0 without a follower)."""
         if follow is None:
             return 0.0
@@ -212,7 +215,7 @@ class NaturalDriver(DriverModel):
             acc -= self.max_acc * (self._gap_wanted(v, lead.speed) / free) ** 2
         return acc
 
-    def _possible(self, engine: Any, e: Any, lane: int) -> bool:
+    def _possible(self, engine: ScenarioEngine, e: Any, lane: int) -> bool:
         if self.injected:
             return False
         lead_k, follow_k = (LEFT_LEAD, LEFT_FOLLOW) if lane == self.available[0] else (RIGHT_LEAD, RIGHT_FOLLOW)
@@ -231,7 +234,7 @@ class NaturalDriver(DriverModel):
         gain = mine_pred - mine + self.politeness * (new_follow_pred - new_follow + old_follow_pred - old_follow)
         return gain > self.acc_gain + SMALL
 
-    def _abort(self, engine: Any, e: Any) -> bool:
+    def _abort(self, engine: ScenarioEngine, e: Any) -> bool:
         """Another natural driver close by is already changing into the same lane."""
         for n, other in engine.drivers.items():
             if n == self.name or not isinstance(other, NaturalDriver) or not other.longitudinal:

@@ -9,19 +9,23 @@ bearing of the lead, speed capped at 1.2 times the nearest road's speed limit (7
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.errors import Problem, ScenarioError
 from roadtest.sim.xosc.drivers.base import DriverModel, road_speed_limit
 from roadtest.sim.xosc.drivers.follow_reference import BicycleVehicle, number_property, settle
 from roadtest.sim.xosc.positions import wrap
 
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
+    from roadtest.sim.xosc.engine import ScenarioEngine
+
 __all__ = ["OffroadFollower", "speed_limit_at"]
 
 DEFAULT_LIMIT = 70 / 3.6  # m/s, esmini's speed limit where no road gives one
 
 
-def speed_limit_at(net: Any, x: float, y: float, h: float) -> float:
+def speed_limit_at(net: RoadNetworkAPI | None, x: float, y: float, h: float) -> float:
     """The speed limit where (x, y) is, esmini's way: the road's, else 120 or 60 km/h by lanes, else 70 km/h."""
     v = road_speed_limit(net, x, y, h, 120 / 3.6, 60 / 3.6)
     return DEFAULT_LIMIT if v is None else v
@@ -32,7 +36,7 @@ class OffroadFollower(DriverModel):
 
     kind = "OffroadFollower"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         p = self.props
         self.lead = p.get("followEntity", "")
@@ -49,7 +53,7 @@ class OffroadFollower(DriverModel):
                                       steering_rate=rate)
         self._written = (e.x, e.y)
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         """Pedal and steering from the lead's place now, then one step of the vehicle model."""
         e, m, dt, v = engine.entities[self.name], engine.motions[self.name], engine.tick, self.vehicle
         if (e.x, e.y) != self._written:  # teleported since the last tick: the model restarts there
@@ -65,7 +69,7 @@ class OffroadFollower(DriverModel):
         settle(engine, e, m, off_graph=True)
         self._written = (e.x, e.y)
 
-    def stop(self, engine: Any) -> None:
+    def stop(self, engine: ScenarioEngine) -> None:
         """Hand the entity back to the default controller on the lane it is on now (if any)."""
         from roadtest.sim.xosc.motion import place
         from roadtest.sim.xosc.positions import locate

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roadtest.sim.xosc.drivers.base import DriverModel
 from roadtest.sim.xosc.storyboard import RUNNING
+
+if TYPE_CHECKING:
+    from roadtest.sim.xosc.engine import ScenarioEngine
 
 __all__ = ["MT19937", "EsminiRand", "SloppyDriver", "esmini_rand"]
 
@@ -67,7 +70,7 @@ class EsminiRand:
         return self.canonical() * (hi - lo) + lo
 
 
-def esmini_rand(engine: Any) -> EsminiRand:
+def esmini_rand(engine: ScenarioEngine) -> EsminiRand:
     """The run's one noise stream (esmini has one for all its controllers), seeded with the run's seed."""
     r = _RANDS.get(engine)
     if r is None:
@@ -142,7 +145,7 @@ class SloppyDriver(DriverModel):
 
     kind = "SloppyDriverController"
 
-    def __init__(self, engine: Any, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
+    def __init__(self, engine: ScenarioEngine, name: str, ctrl: Any, lateral: bool, longitudinal: bool):
         super().__init__(engine, name, ctrl, lateral, longitudinal)
         try:
             self.sloppiness = float(self.props.get("sloppiness", "0.5"))
@@ -162,7 +165,7 @@ class SloppyDriver(DriverModel):
         self.fuzz0 = self.fuzz1 = self.t = self.h = 0.0
         self.actions: dict[Any, _Transition] = {}  # the running SpeedAction(s) on the entity -> esmini's transition
 
-    def _speed_action(self, engine: Any, e: Any, v_prev: float) -> None:
+    def _speed_action(self, engine: ScenarioEngine, e: Any, v_prev: float) -> None:
         """esmini's closed-loop step of the SpeedAction running on this entity (see the module docstring).
 
         It reads the engine's running actions (RuntimeAction: el, v0, v1, continuous) and owns their ``done``:
@@ -187,7 +190,7 @@ class SloppyDriver(DriverModel):
             ra.done = tr.reached and not getattr(ra, "continuous", False)
         self.actions = keep
 
-    def drive(self, engine: Any, t_next: float) -> None:
+    def drive(self, engine: ScenarioEngine, t_next: float) -> None:
         """One tick of esmini's sloppy driver after the actions: blend toward the drawn speed, steer toward the drawn offset."""
         e, m, dt = engine.entities[self.name], engine.motions[self.name], engine.tick
         if self.longitudinal:

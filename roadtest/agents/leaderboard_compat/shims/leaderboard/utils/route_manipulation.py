@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents.navigation.local_planner import RoadOption
 
-from roadtest.sim.carla.frames import gnss_from_carla_location
+from roadtest.sim.frames import gnss_from_carla_location
 
 __all__ = ["location_route_to_gps", "downsample_route"]
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from roadtest.sim.api import Event
+
+if TYPE_CHECKING:
+    from roadtest.sim.road.api import RoadNetworkAPI
 
 __all__ = ["Box", "make_box", "boxes_overlap", "overlapping_pairs", "EventDetector", "DRIVABLE", "HYST", "MIN_WIDTH"]
 
@@ -106,7 +109,7 @@ HYST = 0.05  # m, a touched line must be cleared by this much before touching it
 MIN_WIDTH = 0.01  # m, narrower lanes (a lane opening or closing) are no lane: their two borders are one line
 
 
-def _bounds_fast(net, road: str, s: float) -> dict[int, tuple[float, float]] | None:
+def _bounds_fast(net: RoadNetworkAPI, road: str, s: float) -> dict[int, tuple[float, float]] | None:
     """{lane id: (inner t, outer t)} at s from the parsed road's exact bounds (one call for every lane), or None
     when the map is not a RoadNetwork (the contract-only walk then serves)."""
     get = getattr(net, "road", None)
@@ -119,7 +122,7 @@ def _bounds_fast(net, road: str, s: float) -> dict[int, tuple[float, float]] | N
         return None
 
 
-def _lanes_across_fast(net, road: str, s: float) -> list[tuple[int, float, float]] | None:
+def _lanes_across_fast(net: RoadNetworkAPI, road: str, s: float) -> list[tuple[int, float, float]] | None:
     """(lane id, t low, t high) of every lane at s in road-frame t order (lane id order), or None off a
     RoadNetwork."""
     b = _bounds_fast(net, road, s)
@@ -131,7 +134,7 @@ def _ordered(b: dict[int, tuple[float, float]]) -> list[tuple[int, float, float]
     return [(lid, a, c) if a <= c else (lid, c, a) for lid, (a, c) in sorted(b.items()) if lid != 0]
 
 
-def _lanes_across(net, match) -> list[tuple[int, float, float]]:
+def _lanes_across(net: RoadNetworkAPI, match) -> list[tuple[int, float, float]]:
     """Every lane at the match's s in t order, by lane widths only (RoadNetworkAPI), placed so that the matched
     lane's centre lies where the match says (t - offset)."""
     road, s = match.road, match.s
@@ -182,7 +185,7 @@ class EventDetector:
     """Turns successive snapshots into events: a collision when a pair starts touching, off-road when the
     watched actor leaves the drivable area, a lane invasion when its box starts to touch a marking line."""
 
-    def __init__(self, network=None, watch: Iterable[str] = ()):
+    def __init__(self, network: RoadNetworkAPI | None = None, watch: Iterable[str] = ()):
         self.network = network
         self.watch = tuple(watch)
         self.contacts: set[tuple[str, str]] = set()
