@@ -99,7 +99,13 @@ def test_every_registered_metric_resolves_and_asks_only_for_known_inputs():
                 assert callable(registry.resolve(path)), path
         params = inspect.signature(registry.resolve(m.run)).parameters
         assert set(params) <= set(registry.INPUTS), (m.key, list(params))
-    assert len({m.key for m in registry.metrics()}) == len(registry.metrics())
+    keys = [m.key for m in registry.metrics()]
+    assert len(set(keys)) == len(keys)
+    from roadtest.scoring.record import LEADERBOARD_KEYS, RULE_KEYS
+
+    # a metric's key must not overwrite what the leaderboard or the rules write into the same record
+    frame = {"status", "events", "notes", "termination", "termination_reason", *LEADERBOARD_KEYS, *RULE_KEYS}
+    assert not frame & set(keys)
 
 
 def test_the_documented_example_as_written(tmp_path, monkeypatch):
