@@ -108,3 +108,11 @@ def test_an_exam_phrase_naming_an_unknown_value_is_refused_with_its_line(one_fil
 
 def _docs_record_text(tmp_path, rid: str) -> str:
     return (tmp_path / "my_rules" / f"{rid}.yaml").read_text()
+
+
+def test_every_signal_has_one_registered_function_and_an_unknown_one_is_refused():
+    from roadtest.rules import signals
+
+    assert set(signals._PRODUCERS) == set(signals.VOCABULARY)
+    with pytest.raises(ValueError, match="not in VOCABULARY"):
+        signals.signal("no_such_signal")
