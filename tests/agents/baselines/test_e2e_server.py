@@ -221,7 +221,7 @@ def test_token_protocol_and_health(serve):
     import urllib.request
 
     req = urllib.request.Request(url + "/infer", data=json.dumps({"protocol": "roadtest-e2e/0"}).encode(),
-                                 headers={TOKEN_HEADER: "s3cret"}, method="POST")
+                                 headers={TOKEN_HEADER: "s3cret", "Content-Type": "application/json"}, method="POST")
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(req, timeout=2)
     assert info.value.code == 400 and "this server speaks 'roadtest-e2e/1'" in info.value.read().decode()
