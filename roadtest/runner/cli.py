@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from roadtest.errors import UserError
+from roadtest.names import disk_name
 from roadtest.runner.episode import Job
 from roadtest.runner.plan import Plan, claim_folder, new_results_folder
 from roadtest.runner.store import RESULTS, append_record, check_writable, done_ids, read_records
@@ -21,7 +22,8 @@ def _slug(text: str) -> str:
 
 
 def run_id_for(variant: str, seed: int, agent: str | None) -> str:
-    """Stable run id: <variant>__s<seed>__<agent> (the agent's file stem and class for a file spec)."""
+    """Stable run id: <variant>__s<seed>__<agent> (the agent's file stem and class for a file spec), bounded in
+    length for the file system (the record keeps the full variant)."""
     if agent is None:
         name = "scenario"
     elif ".py" in agent or "/" in agent:
@@ -29,7 +31,7 @@ def run_id_for(variant: str, seed: int, agent: str | None) -> str:
         name = Path(path).name + (("-" + cls.lstrip(":")) if cls.strip(":") else "")
     else:
         name = agent
-    return f"{_slug(variant)}__s{seed}__{_slug(name)}"
+    return disk_name(f"{_slug(variant)}__s{seed}__{_slug(name)}")  # a long one: cut and hashed (names.py)
 
 
 RESULT_FILE = ".result.json"  # a worker's record beside its run, until the parent has appended it

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roadtest.names import disk_name
 from roadtest.sim.api import SimSettings, Termination, Trace
 
 __all__ = ["Job", "BACKENDS", "simulator_class", "simulator_for", "agent_sensors", "check_agent_sensors", "EpisodeError",
@@ -234,7 +235,7 @@ def reference_trace(job: Job, bundle) -> tuple[Trace | None, str | None]:
         return None, None
     folder = Path(job.out) / "reference"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{job.variant}__s{job.seed}__t{job.tick:g}.trace.json.gz"
+    path = folder / f"{disk_name(job.variant)}__s{job.seed}__t{job.tick:g}.trace.json.gz"
     if path.exists():
         try:
             return Trace.load(path), None
