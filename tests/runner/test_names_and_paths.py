@@ -46,3 +46,27 @@ def test_a_long_scenario_name_runs_and_the_record_keeps_it(repo_root, tmp_path, 
     assert (out / "runs" / rec["run_id"] / "trace.json.gz").exists()
     (bundle,) = (out / "bundles").iterdir()
     assert json.loads((bundle / "meta.json").read_text())["scenario"] == name
+
+
+def test_convert_o_naming_a_file_is_one_line_exit_2(repo_root, tmp_path, capsys):
+    (tmp_path / "taken").write_text("x")
+    assert main(["convert", str(repo_root / "scenarios" / "straight_speed_limit.yaml"), "-o", str(tmp_path / "taken")]) == 2
+    err = capsys.readouterr().err
+    assert f"-o {tmp_path / 'taken'}: is a file, expected a folder for the bundles" in err and "Traceback" not in err
+    assert (tmp_path / "taken").read_text() == "x"
+
+
+def test_an_absolute_glob_in_a_suite_is_expanded_like_a_relative_one(repo_root, tmp_path, capsys):
+    scen = tmp_path / "scen"
+    scen.mkdir()
+    text = (repo_root / "scenarios" / "straight_speed_limit.yaml").read_text()
+    for name in ("one", "two"):
+        (scen / f"{name}.yaml").write_text(text.replace("name: straight-speed-limit", f"name: abs-{name}", 1))
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(f"name: abs\nscenarios: ['{scen}/*.yaml']\n")
+    assert main(["convert", str(suite), "-o", str(tmp_path / "bundles")]) == 0
+    assert sorted(p.name for p in (tmp_path / "bundles").iterdir()) == ["abs-one", "abs-two"]
+    suite.write_text(f"name: abs\nscenarios: ['{tmp_path}/nothing/*.yaml']\n")
+    assert main(["convert", str(suite), "-o", str(tmp_path / "b2")]) == 2
+    err = capsys.readouterr().err
+    assert f"glob '{tmp_path}/nothing/*.yaml' matches no file" in err and "Traceback" not in err
