@@ -131,3 +131,12 @@ def test_resume_never_writes_through_a_run_folder_linked_elsewhere(tmp_path, cap
     err = capsys.readouterr().err
     assert f"{out / 'runs' / second}: is a link (to {elsewhere})" in err and "Traceback" not in err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_url_credentials_are_redacted_in_every_recorded_string(tmp_path):
+    append_record(tmp_path, {"run_id": "a", "reason": "http://u:p%40ss@gpu1:8000/v1: HTTP 500",
+                             "vlm": {"servers": ["https://tok@api.example/v1", "http://plain:9/x"]}})
+    (rec,) = read_records(tmp_path)
+    assert rec["reason"] == "http://***@gpu1:8000/v1: HTTP 500"
+    assert rec["vlm"]["servers"] == ["https://***@api.example/v1", "http://plain:9/x"]
+    assert b"p%40ss" not in (tmp_path / RESULTS).read_bytes()

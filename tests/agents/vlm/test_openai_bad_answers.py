@@ -101,3 +101,21 @@ def test_waypoints_absurdly_far_are_invalid(waypoints, why):
 def test_an_absurd_target_speed_is_invalid():
     plan = {"waypoints": [[float(i), 0.0] for i in range(1, 7)], "target_speed": 1e308, "reason": ""}
     assert read_plan(plan, []) == (None, "target_speed: 1e+308 is over 1000 (the prompt's unit)")
+
+
+def test_a_run_with_credentials_in_base_url_never_records_them(smoke_bundles):
+    from fake_openai import FakeOpenAIServer, FakeReply
+    from roadtest.bundle import load_bundle
+    from roadtest.runner.episode import EpisodeError, run_episode
+    from roadtest.sim.api import SimSettings
+
+    with FakeOpenAIServer(lambda req: FakeReply(status=500)) as srv:
+        url = srv.base_url.replace("http://", "http://alice:hunter2@")
+        config = {"cameras": [{"id": "front", "width": 64, "height": 36, "fov": 60.0}], "backend": "openai",
+                  "openai": {"base_url": url}, "retries": 0, "max_consecutive_failures": 2}
+        with pytest.raises(EpisodeError) as err:
+            run_episode(load_bundle(smoke_bundles["straight-speed-limit"]), 0, "vlm", SimSettings(max_time=5.0),
+                        agent_config=config)
+    texts = [err.value.reason] + [json.dumps(a.record) + str(a.text) for a in err.value.trace.agent]
+    assert all("hunter2" not in t and "alice" not in t for t in texts)
+    assert "http://***@127.0.0.1:" in err.value.reason and "HTTP 500" in err.value.reason
