@@ -140,3 +140,14 @@ def test_url_credentials_are_redacted_in_every_recorded_string(tmp_path):
     assert rec["reason"] == "http://***@gpu1:8000/v1: HTTP 500"
     assert rec["vlm"]["servers"] == ["https://***@api.example/v1", "http://plain:9/x"]
     assert b"p%40ss" not in (tmp_path / RESULTS).read_bytes()
+
+
+def test_an_out_folder_that_cannot_be_created_is_one_line_exit_2(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    make_bundle(suite, "one")
+    (tmp_path / "plain").write_text("x")
+    out = tmp_path / "plain" / "sub"  # a folder below a file: cannot be created, even by root
+    assert main(["run", str(suite), "--out", str(out), "--backend", FAKE]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}: cannot write the results folder (Not a directory); choose another --out" in err
+    assert "Traceback" not in err
