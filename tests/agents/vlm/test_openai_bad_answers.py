@@ -119,3 +119,22 @@ def test_a_run_with_credentials_in_base_url_never_records_them(smoke_bundles):
     texts = [err.value.reason] + [json.dumps(a.record) + str(a.text) for a in err.value.trace.agent]
     assert all("hunter2" not in t and "alice" not in t for t in texts)
     assert "http://***@127.0.0.1:" in err.value.reason and "HTTP 500" in err.value.reason
+
+
+def test_a_vlm_run_against_a_dripping_server_ends_within_its_deadlines(smoke_bundles):
+    from roadtest.bundle import load_bundle
+    from roadtest.runner.episode import EpisodeError, run_episode
+    from roadtest.sim.api import SimSettings
+
+    with RawServer(drip(http_head(length=len(COMPLETION)) + COMPLETION, every=0.2)) as srv:
+        config = {"cameras": [{"id": "front", "width": 64, "height": 36, "fov": 60.0}], "backend": "openai",
+                  "openai": {"base_url": srv.url + "/v1", "model": "m"}, "timeout_s": 0.3, "retries": 0,
+                  "max_consecutive_failures": 2}
+        t0 = time.monotonic()
+        with pytest.raises(EpisodeError) as err:
+            run_episode(load_bundle(smoke_bundles["straight-speed-limit"]), 0, "vlm", SimSettings(max_time=20.0),
+                        agent_config=config)
+        took = time.monotonic() - t0
+    assert err.value.status == "agent_error"
+    assert "2 decisions in a row failed" in err.value.reason and "no whole answer within 0.3 s" in err.value.reason
+    assert took < 20.0, took  # two 0.3 s deadlines plus the episode's set-up; one dripped answer takes ~50 s
