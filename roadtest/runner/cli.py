@@ -41,11 +41,14 @@ def _run_dir(out: Path, run_id: str) -> Path:
     return Path(out) / "runs" / run_id
 
 
-def check_run_folders(out: Path, jobs: list[Job]) -> None:
-    """UserError unless OUT/runs and each job's OUT/runs/<run id> (where they exist) are real folders inside OUT:
-    a run never writes through a link into some other folder."""
+OWN_FOLDERS = ("runs", "bundles", "reference", "derived")  # what roadtest writes below OUT
+
+
+def check_run_folders(out: Path, run_ids: "set[str] | list[str]") -> None:
+    """UserError unless OUT's own folders and each planned OUT/runs/<run id> (where they exist) are real folders
+    inside OUT: a run never writes through a link into some other folder."""
     root = Path(out).resolve()
-    for path in [Path(out) / "runs"] + [_run_dir(out, j.run_id) for j in jobs]:
+    for path in [Path(out) / name for name in OWN_FOLDERS] + [_run_dir(out, r) for r in sorted(run_ids)]:
         if path.is_symlink():
             raise UserError(f"{path}: is a link (to {os.readlink(path)}); a run writes only inside its results "
                             "folder: remove the link")
@@ -240,6 +243,7 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
     check_writable(out)  # an unwritable store is refused now, not after the runs
+    check_run_folders(out, planned - existing)  # before any bundle or run is written below OUT
     print(f"roadtest: results in {out}", file=sys.stderr)
     extra: dict[str, Any] = dict(limits)
     if cameras:
@@ -253,7 +257,6 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
                      agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
-    check_run_folders(out, todo)
     existing |= salvage_records(out, todo)
     todo = [j for j in todo if j.run_id not in existing]
     skipped = len(jobs) - len(todo)

@@ -151,3 +151,15 @@ def test_an_out_folder_that_cannot_be_created_is_one_line_exit_2(tmp_path, capsy
     err = capsys.readouterr().err
     assert f"--out {out}: cannot write the results folder (Not a directory); choose another --out" in err
     assert "Traceback" not in err
+
+
+def test_a_bundles_folder_linked_elsewhere_is_refused_before_anything_is_written(tmp_path, repo_root, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / "bundles").symlink_to(elsewhere)
+    code = main(["run", str(repo_root / "scenarios" / "straight_speed_limit.yaml"), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{out / 'bundles'}: is a link (to {elsewhere})" in err and "Traceback" not in err
+    assert list(elsewhere.iterdir()) == []
