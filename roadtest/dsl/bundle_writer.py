@@ -15,6 +15,7 @@ from roadtest.dsl.roads_build import build_layout
 from roadtest.dsl.signal_plan import junction_heads
 from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
 from roadtest.errors import FieldError, Problem, ScenarioError, UserError
+from roadtest.names import disk_name
 
 __all__ = ["write_bundle", "build_bundle_parts", "build_problems"]
 
@@ -56,14 +57,14 @@ def write_bundle(variant, out_dir: Path) -> Path:
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    final = out_dir / variant.id
+    final = out_dir / disk_name(variant.id)  # a long id: cut and hashed; meta.json keeps the whole name
     try:
         layout, spots, scene, route, lights = build_bundle_parts(variant)
     except FieldError:
         from roadtest.dsl.loader import parse_file
 
         raise ScenarioError(build_problems(parse_file(variant.source), [variant])) from None
-    tmp = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".tmp", dir=out_dir))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=out_dir))
     try:
         write_xodr(layout, variant.scenario.name, variant.scenario.country, tmp / "road.xodr")
         write_xosc(variant, layout, spots, lights, tmp / "scenario.xosc")
@@ -71,7 +72,7 @@ def write_bundle(variant, out_dir: Path) -> Path:
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         old = None
         if final.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{variant.id}.", suffix=".old", dir=out_dir))
+            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".old", dir=out_dir))
             os.rename(final, old / "bundle")
         try:
             os.rename(tmp, final)

@@ -15,6 +15,8 @@ def convert_command(target: Path, out: Path) -> int:
     """Write OUT/<variant id>/{road.xodr, scenario.xosc, meta.json}; exit 2 when any scenario failed."""
     from roadtest.dsl.bundle_writer import write_bundle
 
+    if Path(out).exists() and not Path(out).is_dir():
+        raise UserError(f"-o {out}: is a file, expected a folder for the bundles")
     ok_files = bad_files = written = 0
     seen: dict[str, str] = {}
     for source, result in iter_target(Path(target)):

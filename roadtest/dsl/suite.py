@@ -36,7 +36,8 @@ def _suite_members(doc: Doc, suite: Suite) -> Iterator[tuple[Path, Problem | Non
     for i, pattern in enumerate(suite.scenarios):
         p = Path(pattern)
         if any(ch in pattern for ch in "*?["):
-            matches = sorted(m for m in base.glob(pattern) if m.is_file())
+            root, rel = (Path(p.anchor), str(p.relative_to(p.anchor))) if p.is_absolute() else (base, pattern)
+            matches = sorted(m for m in root.glob(rel) if m.is_file()) if rel else []
             if not matches:
                 yield base / p, doc.problem(("scenarios", i), f"glob {pattern!r} matches no file")
             for m in matches:

@@ -12,6 +12,7 @@ import os
 from html import escape
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import quote
 
 from roadtest.errors import UserError
 from roadtest.scoring.registry import metrics
@@ -68,7 +69,8 @@ def _select(name: str, label: str, values: Sequence[str]) -> str:
 
 
 def _rel(path: Path, page: Path) -> str:
-    return Path(os.path.relpath(path, page.parent)).as_posix()
+    """The page's link to `path`, URL-quoted and escaped for an attribute (the -o name is the user's to choose)."""
+    return escape(quote(Path(os.path.relpath(path, page.parent)).as_posix(), safe="/"), quote=True)
 
 
 def _run_media(run, rec: dict, folder: Path, page: Path, clips: bool) -> str:
@@ -266,5 +268,5 @@ def report_command(results_dir: Path, out: Path, clips: bool) -> int:
     with Progress(TextColumn("[bold]runs"), BarColumn(), MofNCompleteColumn(), console=console, transient=True) as bar:
         task = bar.add_task("", total=n)
         page = build_report(Path(results_dir), Path(out), clips, lambda: bar.advance(task))
-    console.print(f"wrote {page} ({n} runs; files in {page.parent / (page.stem + '_files')})")
+    console.print(f"wrote {page} ({n} runs; files in {page.parent / (page.stem + '_files')})", markup=False)
     return 0

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from roadtest.errors import UserError
+from roadtest.names import disk_name
 from roadtest.runner.episode import Job
 from roadtest.runner.plan import Plan, claim_folder, new_results_folder
-from roadtest.runner.store import append_record, done_ids, read_records
+from roadtest.runner.store import RESULTS, append_record, check_writable, done_ids, read_records
 
 __all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for"]
 
@@ -20,7 +22,8 @@ def _slug(text: str) -> str:
 
 
 def run_id_for(variant: str, seed: int, agent: str | None) -> str:
-    """Stable run id: <variant>__s<seed>__<agent> (the agent's file stem and class for a file spec)."""
+    """Stable run id: <variant>__s<seed>__<agent> (the agent's file stem and class for a file spec), bounded in
+    length for the file system (the record keeps the full variant)."""
     if agent is None:
         name = "scenario"
     elif ".py" in agent or "/" in agent:
@@ -28,7 +31,63 @@ def run_id_for(variant: str, seed: int, agent: str | None) -> str:
         name = Path(path).name + (("-" + cls.lstrip(":")) if cls.strip(":") else "")
     else:
         name = agent
-    return f"{_slug(variant)}__s{seed}__{_slug(name)}"
+    return disk_name(f"{_slug(variant)}__s{seed}__{_slug(name)}")  # a long one: cut and hashed (names.py)
+
+
+RESULT_FILE = ".result.json"  # a worker's record beside its run, until the parent has appended it
+
+
+def _run_dir(out: Path, run_id: str) -> Path:
+    return Path(out) / "runs" / run_id
+
+
+OWN_FOLDERS = ("runs", "bundles", "reference", "derived")  # what roadtest writes below OUT
+
+
+def check_run_folders(out: Path, run_ids: "set[str] | list[str]") -> None:
+    """UserError unless OUT's own folders and each planned OUT/runs/<run id> (where they exist) are real folders
+    inside OUT: a run never writes through a link into some other folder."""
+    root = Path(out).resolve()
+    for path in [Path(out) / name for name in OWN_FOLDERS] + [_run_dir(out, r) for r in sorted(run_ids)]:
+        if path.is_symlink():
+            raise UserError(f"{path}: is a link (to {os.readlink(path)}); a run writes only inside its results "
+                            "folder: remove the link")
+        if path.exists() and (not path.is_dir() or root not in path.resolve().parents):
+            raise UserError(f"{path}: expected a folder inside {out}")
+
+
+def salvage_records(out: Path, jobs: list[Job]) -> set[str]:
+    """Append the records a previous invocation collected but could not store (OUT/runs/<id>/.result.json of a
+    planned run not in results.jsonl); the run ids so recovered."""
+    import json
+
+    saved = set()
+    for job in jobs:
+        path = _run_dir(out, job.run_id) / RESULT_FILE
+        if not path.is_file():
+            continue
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(rec, dict) and rec.get("run_id") == job.run_id and rec.get("kept"):
+            rec.pop("kept")
+            append_record(out, rec)
+            path.unlink()
+            saved.add(job.run_id)
+    return saved
+
+
+def keep_record(out: Path, record: dict[str, Any]) -> None:
+    """Leave a record that could not be appended beside its run (marked `kept`), for --resume to append."""
+    from roadtest.runner.episode import write_json_atomic
+
+    folder = _run_dir(out, str(record.get("run_id")))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(folder / RESULT_FILE, {**record, "kept": True})
+    except OSError:
+        pass
 
 
 def _write_variant(v: Any, folder: Path) -> Path:
@@ -177,8 +236,12 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         existing: set[str] = set()
     else:
         out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out}: is a file, expected a results folder (a new or an existing one)")
         existing = done_ids(out)
     claim_folder(out, plan, existing, planned, resume)
+    check_writable(out)  # an unwritable store is refused now, not after the runs
+    check_run_folders(out, planned - existing)  # before any bundle or run is written below OUT
     print(f"roadtest: results in {out}", file=sys.stderr)
     extra: dict[str, Any] = dict(limits)
     if cameras:
@@ -192,10 +255,18 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
                      agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
+    existing |= salvage_records(out, todo)
+    todo = [j for j in todo if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
     with Progress(len(todo), skipped) as bar:
         def on_result(rec: dict[str, Any]) -> None:
-            append_record(out, rec)
+            try:
+                append_record(out, rec)
+            except OSError as e:
+                keep_record(out, rec)
+                raise UserError(f"{out / RESULTS}: cannot append the record of {rec.get('run_id')} "
+                                f"({e.strerror or e}); it is kept in runs/<run id>/.result.json and --resume "
+                                "appends it") from None
             bar.advance(rec)
 
         if executor == "ray":

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from roadtest.sim.api import Trace
     from roadtest.sim.road.api import RoadNetworkAPI
 
+from roadtest.names import disk_name
+
 __all__ = ["derive_meta", "meta_from_run", "scenario_map", "store_derived", "derived_for_run", "needs_derivation", "map_scene", "default_rules", "DEFAULT_RULES",
            "LIGHT_TYPES", "STOP_TYPES", "LIMIT_TYPES"]
 
@@ -243,7 +245,7 @@ def meta_from_run(bundle: Bundle, trace: Trace, net: RoadNetworkAPI | None) -> d
 def _cache(out: Path, variant: str, tick: float) -> Path:
     folder = Path(out) / "derived"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{variant}__t{tick:g}.meta.json"
+    return folder / f"{disk_name(variant)}__t{tick:g}.meta.json"
 
 
 def _store(path: Path, meta: dict[str, Any]) -> None:

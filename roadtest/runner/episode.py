@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roadtest.names import disk_name
 from roadtest.sim.api import SimSettings, Trace
 from roadtest.sim.backends import BACKENDS, simulator_class, simulator_for
 from roadtest.sim.loop import LoopError, drive, why
@@ -196,7 +197,7 @@ def reference_trace(job: Job, bundle) -> tuple[Trace | None, str | None]:
         return None, None
     folder = Path(job.out) / "reference"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{job.variant}__s{job.seed}__t{job.tick:g}.trace.json.gz"
+    path = folder / f"{disk_name(job.variant)}__s{job.seed}__t{job.tick:g}.trace.json.gz"
     if path.exists():
         try:
             return Trace.load(path), None

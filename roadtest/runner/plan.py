@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from roadtest.errors import UserError
+from roadtest.names import disk_name
 
 __all__ = ["Plan", "PLAN", "new_results_folder", "claim_folder"]
 
@@ -76,6 +77,7 @@ def new_results_folder(target: Path, root: Path = Path("results"), now: datetime
     """A fresh results/<target>-<UTC time>/ (with -2, -3... when that second is taken), created here."""
     now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(target).stem or Path(target).name).strip("-") or "run"
+    stem = disk_name(stem)
     base = f"{stem}-{now.strftime('%Y%m%dT%H%M%SZ')}"
     root.mkdir(parents=True, exist_ok=True)
     for i in range(1, 10_000):
@@ -107,7 +109,10 @@ def claim_folder(out: Path, plan: Plan, recorded: set[str], planned: set[str], r
     if recorded and not resume:
         raise UserError(f"{out / 'results.jsonl'}: already holds {len(recorded)} run(s) of this plan; "
                         "pass --resume to continue it, or run without --out for a new folder")
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".{PLAN}.tmp"
-    tmp.write_text(json.dumps(plan.to_json(), indent=1))
-    tmp.replace(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f".{PLAN}.tmp"
+        tmp.write_text(json.dumps(plan.to_json(), indent=1))
+        tmp.replace(path)
+    except OSError as e:  # a path through a file, a read-only or full disk: the user's to choose another
+        raise UserError(f"--out {out}: cannot write the results folder ({e.strerror or e}); choose another --out") from None

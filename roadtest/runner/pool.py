@@ -32,14 +32,21 @@ def _worker(job: Job) -> None:
 
 
 def _collect(job: Job, proc, killed: bool) -> dict[str, Any]:
+    """The worker's record (its .result.json stays until the record is appended: see _deliver)."""
     path = _result_path(job)
     if path.exists() and not killed:
-        rec = json.loads(path.read_text())
-        path.unlink()
-        return rec
+        return json.loads(path.read_text())
     if killed:
         return failure_record(job, "timeout", f"killed after {job.timeout:g} s wall-clock limit")
     return failure_record(job, "sim_error", f"worker exited with code {proc.exitcode} without a result")
+
+
+def _deliver(job: Job, record: dict[str, Any], on_result: Callable[[dict[str, Any]], None]) -> None:
+    """Hand the record on, and only once on_result has stored it delete the worker's copy of it."""
+    on_result(record)
+    path = _result_path(job)
+    if path.exists():
+        path.unlink()
 
 
 def failure_record(job: Job, status: str, reason: str) -> dict[str, Any]:
@@ -88,12 +95,12 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_result: Callable[[dict[str, A
                 if proc.exitcode is not None:
                     proc.join()
                     limits.end(job)
-                    on_result(_collect(job, proc, killed=False))
+                    _deliver(job, _collect(job, proc, killed=False), on_result)
                 elif time.monotonic() > deadline:
                     proc.kill()
                     proc.join()
                     limits.end(job)
-                    on_result(_collect(job, proc, killed=True))
+                    _deliver(job, _collect(job, proc, killed=True), on_result)
                 else:
                     still.append((job, proc, deadline))
             running = still

@@ -99,6 +99,8 @@ def expand_xosc(path: Path) -> list[XoscVariant] | None:
 
 def convert_xosc(target: Path, out: Path) -> int:
     """`roadtest convert DIST.xosc`: one bundle per concrete scenario; 2 when the file is refused."""
+    if Path(out).exists() and not Path(out).is_dir():
+        raise UserError(f"-o {out}: is a file, expected a folder for the bundles")
     try:
         variants = expand_xosc(Path(target))
         if variants is None:

@@ -27,6 +27,7 @@ from roadtest.sim.api import Control
 
 __all__ = ["E2EServerAgent", "DEFAULTS", "MODELS"]
 
+MAX_TRAJECTORY_M = 1000.0  # m: a planned point further than this (3 s ahead) is a broken answer, not a plan
 MODELS = ("uniad", "uniad_tiny", "vad", "other")
 DEFAULTS: dict[str, Any] = {
     "url": "http://127.0.0.1:8765",  # the server started by e2e_server.py
@@ -141,7 +142,7 @@ class E2EServerAgent(AutonomousAgent):
                 "command": command, "road_option": int(option), "target_point": target.tolist(),
                 "l2g_r_mat": l2g[:3, :3].tolist(), "l2g_t": l2g[:3, 3].tolist(),
                 "want_objects": bool(self.config["want_objects"])})
-            self.trajectory = self._trajectory(answer)
+            self.trajectory = self._trajectory(answer, self.client.shown)
             self.last_answer = answer
         steer, throttle, brake, meta = self.pid.control_pid(self.trajectory, speed, target)
         steer, throttle, brake = postprocess(steer, throttle, brake, speed, self.config["throttle_cut"])
@@ -151,11 +152,17 @@ class E2EServerAgent(AutonomousAgent):
         return Control(throttle=throttle, steer=steer, brake=brake)
 
     @staticmethod
-    def _trajectory(answer: Mapping[str, Any]) -> np.ndarray:
+    def _trajectory(answer: Mapping[str, Any], server: str = "") -> np.ndarray:
+        """The answer's [x, y] points, refused (naming the server) unless N >= 2 finite points near the car."""
         try:
             traj = np.asarray(answer["trajectory"], dtype=float)
         except (KeyError, TypeError, ValueError):
-            raise ModelServerError(f"model server answer has no numeric 'trajectory' (keys: {sorted(answer)})") from None
+            raise ModelServerError(f"model server {server} answer has no numeric 'trajectory' (keys: {sorted(answer)})") from None
         if traj.ndim != 2 or traj.shape[0] < 2 or traj.shape[1] < 2 or not np.all(np.isfinite(traj[:, :2])):
-            raise ModelServerError(f"model server trajectory must be N >= 2 finite [x, y] points, got shape {traj.shape}")
+            raise ModelServerError(f"model server {server} trajectory must be N >= 2 finite [x, y] points, got shape {traj.shape}")
+        far = np.abs(traj[:, :2]) > MAX_TRAJECTORY_M
+        if far.any():
+            i = int(np.argwhere(far)[0][0])
+            raise ModelServerError(f"model server {server} trajectory point {i} {traj[i, :2].tolist()} is more than "
+                                   f"{MAX_TRAJECTORY_M:g} m from the car")
         return traj[:, :2]

@@ -30,8 +30,12 @@ PROTOCOL = "roadtest-e2e/1"
 CAMERAS = ("CAM_FRONT", "CAM_FRONT_LEFT", "CAM_FRONT_RIGHT", "CAM_BACK", "CAM_BACK_LEFT", "CAM_BACK_RIGHT")
 TOKEN_HEADER = "X-Roadtest-Token"
 MAX_BODY = 64 * 1024 * 1024  # bytes: six 1600x900 JPEGs at quality 20 are about 0.5 MB
+BODY_SECONDS = 30.0  # s to receive a whole request body once its head is in; slower is refused with 408
+IDLE_SECONDS = 60.0  # s a connection may sit without a request (or in the middle of one) before it is closed
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
-__all__ = ["PROTOCOL", "CAMERAS", "TOKEN_HEADER", "make_server", "decode_jpeg", "ZooModel", "main"]
+__all__ = ["PROTOCOL", "CAMERAS", "TOKEN_HEADER", "MAX_BODY", "BODY_SECONDS", "IDLE_SECONDS", "make_server",
+           "decode_jpeg", "ZooModel", "main"]
 
 
 def decode_jpeg(b64):
@@ -152,33 +156,107 @@ def _load(spec, args):
     return getattr(importlib.import_module(module), name)(**kwargs)
 
 
-def make_server(model, host="127.0.0.1", port=0, token=None, name="model"):
+class _Refused(Exception):
+    """A request answered with `status` and a one-line `message`, before the model sees it."""
+
+    def __init__(self, status, message):
+        Exception.__init__(self, message)
+        self.status = status
+
+
+def _host_name(value):
+    """The host part of a Host header or an Origin's authority ('[::1]:8765' -> '::1'), lower case."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def make_server(model, host="127.0.0.1", port=0, token=None, name="model", body_seconds=BODY_SECONDS,
+                idle_seconds=IDLE_SECONDS, max_body=MAX_BODY):
     """A threading HTTP server for `model` (calls are serialised: one model, one GPU); `.server_address` holds
-    the bound port. A token is required whenever the server listens beyond the loopback interface."""
-    if host not in ("127.0.0.1", "localhost", "::1") and not token:
+    the bound port. A token is required whenever the server listens beyond the loopback interface.
+
+    Safe on a shared machine: on loopback a request must name a loopback Host (DNS rebinding names another),
+    a request with an Origin header (what a browser's page sends) must come from a loopback origin, and a POST
+    must be `application/json` with a Content-Length within `max_body`, received within `body_seconds`;
+    connections idle for `idle_seconds` are closed. Refusals are 400/403/408/411/413/415 with one line of JSON
+    {"error": ...}; a model's own failure is 500 with one line, never a traceback."""
+    if host not in LOOPBACK and not token:
         raise SystemExit("refusing to listen on %s without a token (--token-env)" % host)
     lock = threading.Lock()
     state = {"session": None, "steps": 0}
+    check_host = host in LOOPBACK
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = idle_seconds  # every read of a request line, header or body; an idle connection is closed
 
         def log_message(self, *args):
             pass
 
-        def _send(self, status, body):
+        def _send(self, status, body, close=False):
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if close:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
             self.wfile.write(data)
 
+        def _check_origin(self):
+            if check_host:
+                got = self.headers.get("Host")
+                if got is None or _host_name(got) not in LOOPBACK:
+                    raise _Refused(403, "Host %r is not this loopback server (a DNS-rebinding request?)" % got)
+            origin = self.headers.get("Origin")
+            if origin is not None:
+                authority = origin.split("://", 1)[1] if "://" in origin else ""
+                if not check_host or _host_name(authority) not in LOOPBACK:
+                    raise _Refused(403, "cross-origin request from %r refused" % origin)
+
         def _body(self):
-            n = int(self.headers.get("Content-Length") or 0)
-            if n > MAX_BODY:
-                raise ValueError("request of %d bytes is over the %d-byte limit" % (n, MAX_BODY))
-            return json.loads(self.rfile.read(n) or b"{}")
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            if ctype != "application/json":
+                raise _Refused(415, "Content-Type %r: expected application/json"
+                               % (self.headers.get("Content-Type") or ""))
+            declared = self.headers.get("Content-Length")
+            if declared is None:
+                raise _Refused(411, "a Content-Length header is required")
+            try:
+                n = int(declared.strip())
+            except ValueError:
+                raise _Refused(400, "Content-Length %r is not a number of bytes" % declared)
+            if n < 0:
+                raise _Refused(400, "Content-Length %d is negative" % n)
+            if n > max_body:
+                raise _Refused(413, "request of %d bytes is over the %d-byte limit" % (n, max_body))
+            deadline = time.monotonic() + body_seconds
+            chunks, got = [], 0
+            while got < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _Refused(408, "body of %d bytes not received within %g s (%d came)" % (n, body_seconds, got))
+                self.connection.settimeout(min(left, idle_seconds))
+                try:
+                    chunk = self.rfile.read1(min(n - got, 1 << 20))
+                except OSError:  # the read timed out: too slow, or a Content-Length larger than the body
+                    raise _Refused(408, "body of %d bytes not received within %g s (%d came)"
+                                   % (n, min(body_seconds, idle_seconds), got))
+                if not chunk:
+                    raise _Refused(400, "body ended after %d of its %d declared bytes" % (got, n))
+                chunks.append(chunk)
+                got += len(chunk)
+            self.connection.settimeout(idle_seconds)
+            try:
+                request = json.loads(b"".join(chunks).decode("utf-8") or "{}")
+            except (ValueError, UnicodeDecodeError) as e:
+                raise _Refused(400, "body is not JSON: %s" % " ".join(str(e).split())[:200])
+            if not isinstance(request, dict):
+                raise _Refused(400, "body is a JSON %s, expected an object" % type(request).__name__)
+            return request
 
         def _authorised(self):
             if token and self.headers.get(TOKEN_HEADER) != token:
@@ -187,6 +265,11 @@ def make_server(model, host="127.0.0.1", port=0, token=None, name="model"):
             return True
 
         def do_GET(self):
+            try:
+                self._check_origin()
+            except _Refused as e:
+                self._send(e.status, {"error": str(e)}, close=True)
+                return
             if not self._authorised():
                 return
             if self.path.rstrip("/") == "/health":
@@ -196,14 +279,24 @@ def make_server(model, host="127.0.0.1", port=0, token=None, name="model"):
                 self._send(404, {"error": "unknown path %s" % self.path})
 
         def do_POST(self):
+            try:
+                self._check_origin()
+            except _Refused as e:
+                self._send(e.status, {"error": str(e)}, close=True)
+                return
             if not self._authorised():
+                self.close_connection = True  # the unread body would be taken for the next request
                 return
             path = self.path.rstrip("/")
             if path not in ("/reset", "/infer"):
-                self._send(404, {"error": "unknown path %s" % self.path})
+                self._send(404, {"error": "unknown path %s" % self.path}, close=True)
                 return
             try:
                 request = self._body()
+            except _Refused as e:  # the body may be partly unread: this connection is done
+                self._send(e.status, {"error": str(e)}, close=True)
+                return
+            try:
                 if request.get("protocol") != PROTOCOL:
                     self._send(400, {"error": "protocol %r, this server speaks %r" % (request.get("protocol"), PROTOCOL)})
                     return
@@ -224,9 +317,12 @@ def make_server(model, host="127.0.0.1", port=0, token=None, name="model"):
                 answer.update(protocol=PROTOCOL, model=name, latency_ms=round(1000 * (time.perf_counter() - start), 3))
                 self._send(200, answer)
             except Exception as e:  # the model's failure goes back to the client, which ends the run
-                self._send(500, {"error": "%s: %s" % (type(e).__name__, e), "trace": traceback.format_exc(limit=3)})
+                sys.stderr.write("roadtest-e2e: %s failed:\n%s" % (path, traceback.format_exc(limit=5)))
+                self._send(500, {"error": "%s: %s" % (type(e).__name__, " ".join(str(e).split())[:500])})
 
-    return ThreadingHTTPServer((host, port), Handler)
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    return server
 
 
 def main(argv=None):

@@ -3,7 +3,8 @@ only where the repair is unambiguous. Every repair is named, so the records can 
 
 Unambiguous repairs: a code fence or prose around the JSON object, trailing commas, points written as
 {"x", "y"}, more than six waypoints (the first six kept), a missing reason. Anything else (no JSON, fewer
-than six waypoints, NaN, a point behind the car, a negative speed) makes the answer invalid.
+than six waypoints, NaN, a point behind the car or over 1000 m away, a negative or absurd speed) makes the
+answer invalid.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ __all__ = ["LIGHT_STATES", "perception_schema", "plan_schema", "end_to_end_schem
            "read_perception", "read_plan", "BEHIND_TOLERANCE"]
 
 LIGHT_STATES = ("red", "yellow", "green", "off", "none")
+MAX_WAYPOINT_M = 1000.0  # m: a waypoint further than this (3 s ahead) is a broken answer, not a plan
+MAX_TARGET_SPEED = 1000.0  # km/h or mph: past this the number is garbage, and 1e308 would overflow the controller
 BEHIND_TOLERANCE = 0.5  # m: a waypoint further behind the car than this makes the plan invalid
 _DIST = ("near", "mid", "far")
 
@@ -172,6 +175,8 @@ def read_plan(raw: dict[str, Any], repairs: list[str]) -> tuple[dict[str, Any] |
             return None, f"waypoints.{i}: expected numbers, got {p!r}"
         if not (math.isfinite(x) and math.isfinite(y)):
             return None, f"waypoints.{i}: not finite ({x}, {y})"
+        if abs(x) > MAX_WAYPOINT_M or abs(y) > MAX_WAYPOINT_M:
+            return None, f"waypoints.{i}: ({x:g}, {y:g}) is more than {MAX_WAYPOINT_M:g} m from the car"
         pts.append((x, y))
     if len(pts) > PLAN_STEPS:
         repairs.append(f"{len(pts)} waypoints: kept the first {PLAN_STEPS}")
@@ -186,6 +191,8 @@ def read_plan(raw: dict[str, Any], repairs: list[str]) -> tuple[dict[str, Any] |
         return None, f"target_speed: expected a number, got {raw.get('target_speed')!r}"
     if speed < 0:
         return None, f"target_speed: negative ({speed})"
+    if speed > MAX_TARGET_SPEED:
+        return None, f"target_speed: {speed:g} is over {MAX_TARGET_SPEED:g} (the prompt's unit)"
     reason = raw.get("reason")
     if not isinstance(reason, str):
         repairs.append("missing reason")

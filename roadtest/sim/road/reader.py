@@ -17,12 +17,15 @@ from roadtest.sim.road.api import RoadMark, Signal
 from roadtest.sim.road.geometry import Arc, Geometry, Line, ParamPoly3, Piecewise, Poly, Poly3, Spiral
 from roadtest.sim.road.model import Connection, Junction, Lane, LaneSection, Link, RawObject, Road
 
-__all__ = ["parse_xodr", "ParsedMap", "GAP_TOL", "MAX_ABS", "MAX_LENGTH"]
+__all__ = ["parse_xodr", "ParsedMap", "GAP_TOL", "MAX_ABS", "MAX_LENGTH", "MAX_SAMPLES"]
 
 _REQ = object()
 GAP_TOL = 0.01  # m: planView pieces must meet the next piece and the road length within this
 MAX_ABS = 1e9  # no number in a real map is larger (UTM northings are ~1e7 m); larger ones overflow the cubics
 MAX_LENGTH = 1e6  # m: one road longer than 1000 km is a typo, and would take minutes to sample
+MAX_SAMPLES = 2_000_000  # lane-centre and reference samples (0.5 m apart) a whole map may need: about 600 MB
+SAMPLE_STEP = 0.5  # m: the spacing the lane index samples at (roadtest.sim.road.index.STEP)
+NEGATIVE_WIDTH_TOL = GAP_TOL  # m: a lane narrower than minus this is refused (a cubic's rounding is let through)
 
 
 class ParsedMap:
@@ -111,6 +114,7 @@ def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
         roads[road.id] = road
     if not roads:
         raise cx.err(root, "no <road> elements")
+    _check_budget(cx, roads)
     rules = {r.rule for r in roads.values()}
     if rules == {"LHT"}:
         rule = "LHT"
@@ -133,6 +137,51 @@ def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
                     road.succ = None
     _resolve_signal_refs(cx, root, roads)
     return ParsedMap(source, rule, roads, junctions, cx.warnings)
+
+
+def _samples(road: Road) -> int:
+    """How many samples the lane index takes of `road`: every section, its reference line and each lane."""
+    n = 0
+    for sec in road.sections:
+        n += (max(2, int(math.ceil((sec.s_end - sec.s) / SAMPLE_STEP)) + 1)) * len(sec.lanes)
+    return n
+
+
+def _check_budget(cx: _Ctx, roads: dict[str, Road]) -> None:
+    """MapError, before anything is sampled, when the map needs more than MAX_SAMPLES samples; it names the
+    road that needs the most, with its length, lanes and figure."""
+    counts = {rid: _samples(r) for rid, r in roads.items()}
+    total = sum(counts.values())
+    if total <= MAX_SAMPLES:
+        return
+    rid = max(counts, key=counts.get)
+    road = roads[rid]
+    lanes = max(len(sec.lanes) - 1 for sec in road.sections)
+    raise MapError(f"{cx.source}:{road.line}: <road id={rid!r}>: length {road.length:g} m with {lanes} lane(s) needs "
+                   f"{counts[rid]:,} samples at {SAMPLE_STEP:g} m; the map needs {total:,}, over the "
+                   f"{MAX_SAMPLES:,}-sample limit")
+
+
+def _check_widths(cx: _Ctx, el, lane: int, widths: list, length: float) -> None:
+    """MapError for a <width> record that makes its lane narrower than -NEGATIVE_WIDTH_TOL within the section:
+    a negative width would put the lane's outer edge inside its inner one (mirrored lanes)."""
+    recs = sorted(widths, key=lambda r: r.s)
+    for k, w in enumerate(recs):
+        end = recs[k + 1].s if k + 1 < len(recs) else length
+        span = max(end - w.s, 0.0)
+        ds = [0.0, span]
+        if w.d:  # the cubic's turning points, where it may dip below zero between the ends
+            disc = w.c * w.c - 3.0 * w.b * w.d
+            if disc >= 0:
+                ds += [(-w.c + sgn * math.sqrt(disc)) / (3.0 * w.d) for sgn in (1.0, -1.0)]
+        elif w.c:
+            ds.append(-w.b / (2.0 * w.c))
+        for x in ds:
+            if 0.0 <= x <= span:
+                v = w.a + x * (w.b + x * (w.c + x * w.d))
+                if v < -NEGATIVE_WIDTH_TOL:
+                    raise cx.err(el, f"lane {lane}: <width sOffset={w.s:g}> is {v:g} m at ds={x:g}: a lane width "
+                                     "must not be negative")
 
 
 def _link(cx: _Ctx, el) -> Link | None:
@@ -192,6 +241,10 @@ def _road(cx: _Ctx, el) -> Road:
     if not geoms:
         raise cx.err(pv, "a <planView> needs at least one <geometry>")
     last = geoms[-1]
+    if last.s + last.length > MAX_LENGTH:
+        raise cx.err(gels[-1], f"s={last.s:g} + length={last.length:g} ends the planView at "
+                               f"{last.s + last.length:g} m, past the {MAX_LENGTH:g} m limit of a road "
+                               f"(the road's own length is {length:g})")
     if abs(last.s + last.length - length) > GAP_TOL and last.s + last.length > 0:
         # the reference line is what the planView draws: the road's length follows its geometries (the standard
         # defines the length as that of the reference line; esmini warns and goes on too)
@@ -281,6 +334,8 @@ def _section(cx: _Ctx, el, s0: float, s1: float) -> LaneSection:
             borders = [cx.poly(w, "sOffset") for w in le.iterfind("border")]
             if lid != 0 and not widths and not borders:
                 raise cx.err(le, f"lane {lid} has neither <width> nor <border>")
+            if widths:
+                _check_widths(cx, le, lid, widths, s1 - s0)
             lk = le.find("link")
             pred = [cx.i(p, "id") for p in lk.iterfind("predecessor")] if lk is not None else []
             succ = [cx.i(p, "id") for p in lk.iterfind("successor")] if lk is not None else []

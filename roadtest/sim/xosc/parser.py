@@ -16,17 +16,35 @@ __all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail
 FILE_ATTR = "_rtfile"  # set on elements copied in from another file (catalog entries), for error locations
 
 
+MAX_DEPTH = 256  # element nesting; OpenSCENARIO's deepest legitimate paths are a few dozen, Python recursion ~1000
+
+
 def parse_xml(path: Path):
-    """Parse an XML file keeping line numbers; a malformed file is the user's mistake."""
+    """Parse an XML file keeping line numbers; a malformed file, or one nested deeper than MAX_DEPTH (which the
+    recursive readers could not walk), is the user's mistake."""
     from lxml import etree
 
     try:
-        return etree.parse(str(path), etree.XMLParser(remove_comments=True, huge_tree=True)).getroot()
+        root = etree.parse(str(path), etree.XMLParser(remove_comments=True, huge_tree=True)).getroot()
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e})") from e
     except etree.XMLSyntaxError as e:
         line, col = e.position if e.position else (0, 0)
         raise ScenarioError(Problem(str(path), line, col, "", f"not well-formed XML: {e.msg}")) from e
+    _check_depth(root, path)
+    return root
+
+
+def _check_depth(root, path: Path) -> None:
+    """ScenarioError at the first element nested deeper than MAX_DEPTH (an iterative walk, no recursion)."""
+    from lxml import etree
+
+    depth = 0
+    for event, el in etree.iterwalk(root, events=("start", "end")):
+        depth += 1 if event == "start" else -1
+        if depth > MAX_DEPTH:
+            raise ScenarioError(Problem(str(path), el.sourceline or 0, 0, str(el.tag),
+                                        f"elements nested more than {MAX_DEPTH} deep"))
 
 
 def where(el, default_file: str = "") -> tuple[str, int]:

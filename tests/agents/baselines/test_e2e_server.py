@@ -161,6 +161,28 @@ def test_a_stalling_server_ends_the_run_as_agent_error(serve, repo_root, tmp_pat
     assert len(model.requests) == 2
 
 
+def test_a_run_against_a_server_that_drips_its_answers_ends_within_the_deadline(repo_root, tmp_path):
+    from raw_http_standin import RawServer, drip, http_head
+
+    ok = b'{"protocol": "roadtest-e2e/1"}'
+    calls = []
+
+    def script(conn):  # /reset answers at once, every /infer drips a byte per 0.1 s (never late per read)
+        calls.append(1)
+        if len(calls) == 1:
+            conn.sendall(http_head(length=len(ok)) + ok)
+        else:
+            drip(http_head(length=len(ok)) + ok, every=0.1)(conn)
+
+    bundle = _bundle(repo_root, tmp_path)
+    with RawServer(script) as srv:
+        t0 = time.monotonic()
+        reason = _agent_error(bundle, {"url": srv.url, "timeout": 0.5})
+        took = time.monotonic() - t0
+    assert f"ModelServerError: model server {srv.url}/infer gave no answer within 0.5 s" in reason
+    assert took < 5.0, took  # dripping the ~90-byte answer takes 9 s; one 0.5 s deadline ends the run
+
+
 def test_a_failing_model_ends_the_run_with_its_message(serve, repo_root, tmp_path):
     reason = _agent_error(_bundle(repo_root, tmp_path), {"url": serve(FailingStandInModel()), "timeout": 5})
     assert "answered 500" in reason and "RuntimeError: CUDA out of memory (stand-in)" in reason
@@ -199,7 +221,7 @@ def test_token_protocol_and_health(serve):
     import urllib.request
 
     req = urllib.request.Request(url + "/infer", data=json.dumps({"protocol": "roadtest-e2e/0"}).encode(),
-                                 headers={TOKEN_HEADER: "s3cret"}, method="POST")
+                                 headers={TOKEN_HEADER: "s3cret", "Content-Type": "application/json"}, method="POST")
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(req, timeout=2)
     assert info.value.code == 400 and "this server speaks 'roadtest-e2e/1'" in info.value.read().decode()

@@ -3,18 +3,23 @@
 Images go as base64 data URLs before the text of the last user message (the one form every server takes);
 temperature 0 and an explicit max_tokens; structured output by `response_format` json_schema, or vLLM's
 `structured_outputs` / older `guided_json` in the body, or json_object, or none. The client's own retries
-are off (the agent retries with its stated backoff) and every call has a timeout.
+are off (the agent retries with its stated backoff) and every call has a whole-call deadline: the client's
+timeouts bound each read, so the call runs in a worker thread and one still unfinished at the deadline is
+abandoned (its client closed, a fresh one built) and counts as a timeout. An answer that is not a JSON chat
+completion (random bytes, a text/plain body, no choices) is one retryable BackendCallError naming the server.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import threading
 import time
 from typing import Any, Mapping, Sequence
 
 from roadtest.agents.vlm.backends import Answer, BackendCallError
 from roadtest.errors import DependencyMissing
+from roadtest.urls import redact_url
 
 __all__ = ["OpenAIBackend", "encode_image", "data_url"]
 
@@ -56,31 +61,69 @@ class OpenAIBackend:
         self.c = dict(c)
         self.image_fmt = config["image"]["format"]
         self.quality = int(config["image"]["quality"])
-        key = os.environ.get(str(c["api_key_env"] or ""), "") or "EMPTY"  # local servers take any key
-        self.client = openai.OpenAI(base_url=c["base_url"], api_key=key, max_retries=0, timeout=float(config["timeout_s"]))
+        self.key = os.environ.get(str(c["api_key_env"] or ""), "") or "EMPTY"  # local servers take any key
+        self.shown = redact_url(str(c["base_url"]))  # what messages name: the server without its credentials
+        self.timeout = float(config["timeout_s"])
+        self.client = self._client()
         self.model = c["model"] or ""
+
+    def _client(self) -> Any:
+        return self._openai.OpenAI(base_url=self.c["base_url"], api_key=self.key, max_retries=0, timeout=self.timeout)
+
+    def _within(self, timeout: float, call: Any, whole: float | None = None) -> Any:
+        """`call(client)` finished within `timeout` s of wall clock (connect, send and receive together), or a
+        retryable timeout; a late call's client is closed in the background and replaced."""
+        box: dict[str, Any] = {}
+        client = self.client
+
+        def work() -> None:
+            try:
+                box["value"] = call(client)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread as is
+                box["error"] = e
+
+        worker = threading.Thread(target=work, name="roadtest-vlm-call", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            self.client = self._client()
+            threading.Thread(target=_close_quietly, args=(client,), daemon=True).start()
+            raise BackendCallError(f"{self.shown}: timed out: no whole answer within {whole or timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
 
     def _model(self, timeout: float) -> str:
         if not self.model:
             try:
-                models = self.client.with_options(timeout=timeout).models.list()
+                models = self._within(timeout, lambda cl: cl.with_options(timeout=timeout).models.list())
                 self.model = next(iter(models)).id
             except StopIteration:
-                raise BackendCallError(f"{self.c['base_url']}: the server lists no model; set openai.model") from None
+                raise BackendCallError(f"{self.shown}: the server lists no model; set openai.model") from None
             except self._openai.OpenAIError as e:
                 raise self._error(e) from e
+            except (ValueError, TypeError, AttributeError, KeyError) as e:
+                raise self._not_completion(e, "model list") from e
         return self.model
 
     def _error(self, e: Exception) -> BackendCallError:
         o = self._openai
         if isinstance(e, o.APITimeoutError):
-            return BackendCallError(f"{self.c['base_url']}: timed out ({e})")
+            return BackendCallError(f"{self.shown}: timed out ({e})")
         if isinstance(e, o.APIConnectionError):
-            return BackendCallError(f"{self.c['base_url']}: cannot connect ({e})")
+            return BackendCallError(f"{self.shown}: cannot connect ({e})")
         if isinstance(e, o.APIStatusError):
             retry = e.status_code >= 500 or e.status_code in (408, 409, 429)
-            return BackendCallError(f"{self.c['base_url']}: HTTP {e.status_code}: {e.message}", retryable=retry)
-        return BackendCallError(f"{self.c['base_url']}: {type(e).__name__}: {e}")
+            return BackendCallError(f"{self.shown}: HTTP {e.status_code}: {e.message}", retryable=retry)
+        return BackendCallError(f"{self.shown}: {type(e).__name__}: {e}")
+
+    def _not_completion(self, what: Any, kind: str = "chat completion") -> BackendCallError:
+        """The one message for an answer that is not a JSON `kind`: retryable, as a garbled answer may be."""
+        if isinstance(what, BaseException):
+            why = f"{type(what).__name__}: {str(what)[:120]}"
+        else:
+            why = f"{type(what).__name__} {str(what)[:80]!r}"
+        return BackendCallError(f"{self.shown}: the answer is not a JSON {kind} ({why})")
 
     def request(self, messages: Sequence[Mapping[str, Any]], images: Sequence[Any], schema: Mapping[str, Any] | None,
                 name: str = "answer") -> dict[str, Any]:
@@ -110,19 +153,38 @@ class OpenAIBackend:
         t0 = time.perf_counter()
         model = self._model(timeout)
         kw = self.request(messages, images, schema)
+        left = max(timeout - (time.perf_counter() - t0), 0.001)
         try:
-            resp = self.client.with_options(timeout=timeout).chat.completions.create(model=model, **kw)
+            resp = self._within(left, lambda cl: cl.with_options(timeout=left).chat.completions.create(model=model, **kw),
+                                timeout)
         except self._openai.OpenAIError as e:
             raise self._error(e) from e
-        if not resp.choices:
-            raise BackendCallError(f"{self.c['base_url']}: the answer holds no choice")
-        usage = resp.usage
-        return Answer(text=resp.choices[0].message.content, tokens_in=getattr(usage, "prompt_tokens", None),
-                      tokens_out=getattr(usage, "completion_tokens", None), latency_s=time.perf_counter() - t0,
+        except (ValueError, TypeError, AttributeError, KeyError) as e:  # UnicodeDecodeError, JSON errors included
+            raise self._not_completion(e) from e
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list):
+            raise self._not_completion(resp)
+        if not choices:
+            raise BackendCallError(f"{self.shown}: the answer holds no choice")
+        text = getattr(getattr(choices[0], "message", None), "content", None)
+        if text is not None and not isinstance(text, str):
+            raise self._not_completion(choices[0])
+        usage = getattr(resp, "usage", None)
+        return Answer(text=text, tokens_in=_count(getattr(usage, "prompt_tokens", None)),
+                      tokens_out=_count(getattr(usage, "completion_tokens", None)), latency_s=time.perf_counter() - t0,
                       model=getattr(resp, "model", None) or model)
 
     def close(self) -> None:
-        try:
-            self.client.close()
-        except Exception:  # noqa: BLE001 - closing a dead connection is not a failure
-            pass
+        _close_quietly(self.client)
+
+
+def _close_quietly(client: Any) -> None:
+    try:
+        client.close()
+    except Exception:  # noqa: BLE001 - closing a dead connection is not a failure
+        pass
+
+
+def _count(value: Any) -> int | None:
+    """A token count as the server gave it, or None when it is not a whole number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
