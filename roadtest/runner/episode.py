@@ -94,9 +94,12 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
     """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
 
     An agent that raises anything else here is left to its runs, which report it as their agent_error."""
-    from roadtest.agents.registry import load_agent
+    from roadtest.agents.base import AutonomousAgent
+    from roadtest.agents.registry import PREFIX, agent_class, load_agent
     from roadtest.errors import UserError
 
+    if not agent_name.startswith(PREFIX) and not issubclass(agent_class(agent_name), AutonomousAgent):
+        return  # a leaderboard agent is built once per run, never twice (save paths made with exist_ok=False, large models)
     agent = None
     try:
         agent = load_agent(agent_name, agent_config)

@@ -83,20 +83,52 @@ def leaderboard_plans(waypoints: Sequence[Sequence[float]], route: Mapping[str, 
     return gps, world
 
 
+_HOST_NAMES = ("carla_host", "host")
+_ROUTE_NAMES = ("route_index",)
+
+
+def _construct(cls: type, conf: Any) -> tuple[Any, bool]:
+    """Build `cls` as its constructor asks and say whether the constructor itself ran setup().
+
+    leaderboard 2.0 and Bench2Drive take (carla_host, carla_port, debug) and leave setup to the evaluator;
+    leaderboard 1.0 takes (path_to_conf_file) and its base calls setup; carla_garage's takes
+    (path_to_conf_file, route_index), with or without calling setup. Which of these ran is seen, not guessed:
+    setup is watched while the constructor runs."""
+    names, required = _names(cls.__init__), _required_positional(cls.__init__)
+    seen: list[bool] = []
+    had_own = "setup" in cls.__dict__
+    original = cls.__dict__.get("setup")
+    inherited = getattr(cls, "setup", None)
+    if inherited is not None:
+        def watched(self, *args, **kwargs):
+            seen.append(True)
+            return (original if had_own else inherited)(self, *args, **kwargs)
+
+        setattr(cls, "setup", watched)
+    try:
+        if (names and names[0] in _HOST_NAMES) or (len(required) >= 2 and not set(required[1:]) <= set(_ROUTE_NAMES)):
+            inner = cls("localhost", 2000, False)
+        elif required:
+            inner = cls(conf, *([0] * (len(required) - 1)))  # carla_garage's route_index: the first route
+        else:
+            inner = cls()
+    finally:
+        if inherited is not None:
+            if had_own:
+                setattr(cls, "setup", original)
+            else:
+                delattr(cls, "setup")
+    return inner, bool(seen)
+
+
 class LeaderboardAgent(AutonomousAgent):
-    """Wraps an agent class that does not derive from roadtest's base: a leaderboard agent or a plain class."""
+    """Wraps an agent class that does not derive from roadtest's base: a leaderboard agent or a plain class.
+
+    The class is built once; setup() runs once, by its constructor or else by the adapter before sensors()."""
 
     def __init__(self, cls: type, config: Any = None):
         self._conf = config
-        self._set_up = False
-        names, required = _names(cls.__init__), _required_positional(cls.__init__)
-        if "carla_host" in names or len(required) >= 2:  # leaderboard 2.0 / Bench2Drive: (host, port, debug)
-            self.inner = cls("localhost", 2000, False)
-        elif required:  # leaderboard 1.0: the base constructor calls setup(path_to_conf_file)
-            self.inner = cls(self._conf_arg())
-            self._set_up = True
-        else:
-            self.inner = cls()
+        self.inner, self._set_up = _construct(cls, self._conf_arg())
         self.route_meta: Mapping[str, Any] = {}
         super().__init__(None)
 
@@ -107,7 +139,8 @@ class LeaderboardAgent(AutonomousAgent):
         if not self._set_up:
             self._set_up = True
             if hasattr(self.inner, "setup"):
-                self.inner.setup(self._conf_arg())
+                extra = len(_required_positional(type(self.inner).setup)) - 1
+                self.inner.setup(self._conf_arg(), *([0] * max(extra, 0)))
 
     def set_global_plan(self, global_plan_world_coord: list[tuple[float, float]], route: Mapping[str, Any] | None = None) -> None:
         super().set_global_plan(global_plan_world_coord)
