@@ -161,6 +161,8 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
 
                 route = meta.get("route") or {}
                 wps = route.get("waypoints")
+                if isinstance(agent, LeaderboardAgent):
+                    agent.tick = settings.tick  # its timestamps run on the leaderboard's clock, one tick ahead
                 if wps and (isinstance(agent, LeaderboardAgent) or getattr(agent, "takes_route", False)):
                     agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
                 elif wps and hasattr(agent, "set_global_plan"):

@@ -1,7 +1,7 @@
 """The agent's sensors() as CARLA sensors on the ego, and their data in the built-in backend's input_data shapes.
 
 Cameras (rgb, depth, semantic segmentation) give the leaderboard's H x W x 4 BGRA uint8 array, GNSS
-[lat, lon, alt], IMU [accelerometer xyz, gyroscope xyz, compass] in CARLA's frame (as the built-in backend
+[lat, lon, alt] (the 0.9.16 server's fix re-expressed in the leaderboard's Mercator, frames.gnss_from_carla_fix), IMU [accelerometer xyz, gyroscope xyz, compass] in CARLA's frame (as the built-in backend
 computes them), the speedometer pseudo-sensor {"speed": m/s along the heading}; roadtest.pose / roadtest.route /
 sensor.opendrive_map are read from the run itself. The spec's x, y, z, roll, pitch, yaw are CARLA's vehicle frame
 (y right, degrees), as the leaderboard passes them.
@@ -48,7 +48,9 @@ def convert(kind: str, data: Any) -> Any:
     if kind in CAMERAS:
         return np.frombuffer(bytes(data.raw_data), dtype=np.uint8).reshape(data.height, data.width, 4).copy()
     if kind == "sensor.other.gnss":
-        return np.array([data.latitude, data.longitude, data.altitude], dtype=np.float64)
+        from roadtest.sim.carla.frames import gnss_from_carla_fix
+
+        return np.array(gnss_from_carla_fix(data.latitude, data.longitude, data.altitude), dtype=np.float64)
     if kind == "sensor.other.imu":
         a, g = data.accelerometer, data.gyroscope
         return np.array([a.x, a.y, a.z, g.x, g.y, g.z, data.compass], dtype=np.float64)
