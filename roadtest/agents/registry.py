@@ -96,8 +96,9 @@ def agent_class(name_or_path: str) -> type:
     raise UserError(f"unknown agent {name_or_path!r}; expected one of {known_agents()} or path/to/file.py:ClassName")
 
 
-def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None = None) -> AutonomousAgent:
-    """A fresh agent, set up with `config` (mapping or .json/.yaml path); build one per run."""
+def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None = None, sim: Any = None) -> AutonomousAgent:
+    """A fresh agent, set up with `config` (mapping or .json/.yaml path); build one per run. A leaderboard agent
+    on the built-in simulation `sim` gets a CARLA-shaped world over it (leaderboard_compat.world)."""
     cls = agent_class(name_or_path)
     if name_or_path.startswith(PREFIX):  # the ablated expert: the expert told to ignore those rules
         return cls({**load_config(config), "ignore": parse_ignored(name_or_path)})
@@ -105,4 +106,4 @@ def load_agent(name_or_path: str, config: str | Path | Mapping[str, Any] | None 
         return cls(config)
     from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
-    return LeaderboardAgent(cls, config)
+    return LeaderboardAgent(cls, config, sim=sim)

@@ -109,6 +109,9 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
     except Exception:  # noqa: BLE001 - the agent's own failure: each run records it
         pass
     finally:
+        calls = agent.carla_calls() if agent is not None and hasattr(agent, "carla_calls") else None
+        if calls is not None:
+            sim.trace.info["carla_calls"] = calls  # the privileged calls a leaderboard agent made
         if agent is not None:
             try:
                 agent.destroy()
@@ -154,7 +157,7 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name, agent_config)
+                agent = load_agent(agent_name, agent_config, sim=sim)
                 if hasattr(agent, "set_country"):  # the country a driver knows it is driving in
                     agent.set_country(meta.get("country"), meta.get("driving_side"))
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
@@ -212,6 +215,9 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             if not has_limit and not sim.done and state.time >= DEFAULT_MAX_TIME - 1e-9:
                 sim.end(Termination.TIMEOUT, f"no stop trigger fired within {DEFAULT_MAX_TIME:.0f} s")
     finally:
+        calls = agent.carla_calls() if agent is not None and hasattr(agent, "carla_calls") else None
+        if calls is not None:
+            sim.trace.info["carla_calls"] = calls  # the privileged calls a leaderboard agent made
         if agent is not None:
             try:
                 agent.destroy()
@@ -334,6 +340,8 @@ def execute_run(job: Job) -> dict[str, Any]:
         record["termination"] = trace.termination.value if trace.termination else None
         record["sim_time"] = trace.states[-1].time if trace.states else 0.0
         record["ticks"] = len(trace.states)
+        if trace.info.get("carla_calls") is not None:
+            record["carla_calls"] = trace.info["carla_calls"]
     if trace is not None and status in ("completed", "timeout"):
         try:
             ref, note = reference_trace(job, bundle) if status == "completed" else (None, None)

@@ -126,11 +126,21 @@ class LeaderboardAgent(AutonomousAgent):
 
     The class is built once; setup() runs once, by its constructor or else by the adapter before sensors()."""
 
-    def __init__(self, cls: type, config: Any = None):
+    def __init__(self, cls: type, config: Any = None, sim: Any = None):
         self._conf = config
+        self.world = None
+        if sim is not None and type(sim).__module__.startswith("roadtest.sim.embedded"):
+            from roadtest.agents.leaderboard_compat.world import BuiltinWorld, install_data_provider
+
+            self.world = BuiltinWorld(sim, self.tick)  # CarlaDataProvider is filled before the agent is built
+            install_data_provider(self.world)
         self.inner, self._set_up = _construct(cls, self._conf_arg())
         self.route_meta: Mapping[str, Any] = {}
         super().__init__(None)
+
+    def carla_calls(self) -> dict[str, int] | None:
+        """The CARLA world calls the agent made (name -> count), None without a built-in world."""
+        return None if self.world is None else dict(sorted(self.world.calls.items()))
 
     def _conf_arg(self) -> Any:
         return "" if self._conf is None else self._conf if isinstance(self._conf, Mapping) else str(self._conf)
@@ -160,11 +170,28 @@ class LeaderboardAgent(AutonomousAgent):
 
     def run_step(self, input_data: Mapping[str, Any], timestamp: float) -> Any:
         self._ensure_setup()
+        world = self.world
+        if world is not None:
+            world.tick, world.applied = self.tick, None
+            from roadtest.agents.leaderboard_compat.world import refresh_data_provider
+
+            refresh_data_provider(world)
         control = self.inner.run_step(input_data, timestamp + self.tick)  # 0.05 at the first step, as GameTime
+        if world is not None:
+            if control is None and world.applied is not None:  # it drove the hero by apply_control
+                control = world.applied
+            if control is not None:
+                world.last_control = control
         self.planned = getattr(self.inner, "planned", None)
         self.text = getattr(self.inner, "text", None)
         return control
 
     def destroy(self) -> None:
-        if hasattr(self.inner, "destroy"):
-            self.inner.destroy()
+        try:
+            if hasattr(self.inner, "destroy"):
+                self.inner.destroy()
+        finally:
+            if self.world is not None:
+                from roadtest.agents.leaderboard_compat.world import clear_data_provider
+
+                clear_data_provider(self.world)
