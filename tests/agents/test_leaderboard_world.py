@@ -188,7 +188,6 @@ def test_the_leaderboards_own_agents_run_the_smoke_suite(tmp_path, agent_file):
     _real_carla()
     if not (PYTHONAPI / "agents" / "navigation" / "basic_agent.py").is_file():
         pytest.skip(f"CARLA's PythonAPI agents package is not under {PYTHONAPI} (set ROADTEST_CARLA_PYTHONAPI)")
-    pytest.importorskip("shapely", reason="CARLA's BasicAgent needs shapely")
     root = _leaderboard_tree(tmp_path)
     agent = root / "leaderboard" / "autoagents" / agent_file
     out = tmp_path / "out"
