@@ -364,17 +364,19 @@ class _Settings:
         self.substepping = False
 
 
-class _LoggedMap:
-    """The carla.Map with its calls counted."""
+def _logged_map(carla, name: str, xodr: str, world: "BuiltinWorld"):
+    """A carla.Map (a subclass, so isinstance checks such as BasicAgent's pass) whose method calls are counted."""
+    def counted(method: str):
+        def call(self, *args, **kwargs):
+            world.calls[f"Map.{method}"] += 1
+            return getattr(carla.Map, method)(self, *args, **kwargs)
 
-    def __init__(self, cmap: Any, world: "BuiltinWorld"):
-        self._map, self._world = cmap, world
+        call.__name__ = method
+        return call
 
-    def __getattr__(self, name: str):
-        value = getattr(self._map, name)
-        if callable(value):
-            self._world.calls[f"Map.{name}"] += 1
-        return value
+    methods = {n: counted(n) for n in dir(carla.Map)
+               if not n.startswith("_") and callable(getattr(carla.Map, n, None))}
+    return type("Map", (carla.Map,), methods)(name, xodr)
 
 
 class BuiltinWorld(_Strict):
@@ -461,7 +463,7 @@ class BuiltinWorld(_Strict):
             xodr = getattr(bundle, "xodr", None) if bundle is not None else None
             if not xodr:
                 raise NotProvided("carla.World.get_map", "the run has no OpenDRIVE map")
-            self._map = _LoggedMap(carla.Map(Path(xodr).stem, Path(xodr).read_text()), self)
+            self._map = _logged_map(carla, Path(xodr).parent.name or Path(xodr).stem, Path(xodr).read_text(), self)
         return self._map
 
     def get_actors(self, actor_ids: Iterable[int] | None = None) -> ActorList:
