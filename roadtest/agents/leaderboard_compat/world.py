@@ -34,6 +34,7 @@ TYPE_IDS = {"car": "vehicle.tesla.model3", "truck": "vehicle.carlamotors.carlaco
             "pedestrian": "walker.pedestrian.0001", "officer": "walker.pedestrian.0030",
             "static": "static.prop.streetbarrier"}
 _LIGHT_TYPE_ID = "traffic.traffic_light"
+TRIGGER_DEPTH = 3.0  # m of lane before a light's stop position that its trigger volume covers
 _FIRST_ID = 100  # CARLA's actor ids are ints; the hero gets the first
 
 PROVIDED = {
@@ -279,7 +280,8 @@ class TrafficLight(_Strict):
 
     @property
     def trigger_volume(self):
-        """Local to the light (x forward along the lane, y right): centred on the governed lanes, 2 m deep."""
+        """Local to the light (x forward along the lane, y right): across the governed lanes, the 3 m before the
+        stop position (as CARLA's towns put it on the incoming lanes, so a waypoint there is the approach's)."""
         self._log("trigger_volume")
         c = _carla()
         first = self._poses[0]
@@ -287,7 +289,8 @@ class TrafficLight(_Strict):
         mid_y = sum(p.y for p in self._poses) / len(self._poses) - first.y
         ch, sh = math.cos(first.h), math.sin(first.h)
         fwd, left = ch * mid_x + sh * mid_y, -sh * mid_x + ch * mid_y
-        return c.BoundingBox(c.Location(fwd, -left, 1.0), c.Vector3D(1.0, self._width / 2.0, 1.0))
+        return c.BoundingBox(c.Location(fwd - TRIGGER_DEPTH / 2, -left, 1.0),
+                             c.Vector3D(TRIGGER_DEPTH / 2, self._width / 2.0, 1.0))
 
     def get_stop_waypoints(self) -> list:
         self._log("get_stop_waypoints")
