@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import numpy as np
 from scenariogeneration import xodr
 
 from roadtest.dsl.roads_build import Layout
@@ -154,14 +155,51 @@ def build_opendrive(layout: Layout, name: str, country: str) -> xodr.OpenDrive:
     return odr
 
 
+def past_float32(v: float) -> float:
+    """`v`, or just past it (under a float32 step), so that float32 rounding of a hair less lands below it.
+
+    CARLA's map reaches a lane's far end at float32(end - epsilon) (GenerateTopology's dead-end segment); an end
+    that float32 holds exactly rounds onto the end itself, where the lane has no waypoint, and the lane drops
+    out of carla.Map.get_topology() and so out of CARLA's GlobalRoutePlanner."""
+    f = float(np.float32(v))
+    if f < v:
+        return float(v)
+    step = float(np.spacing(np.float32(f)))
+    return f + step / 4.0
+
+
+def _driving(section: ET.Element) -> set[str]:
+    return {ln.get("id") for ln in section.iter("lane") if ln.get("type") == "driving"}
+
+
+def _reachable_ends(road_el: ET.Element) -> None:
+    """The start of a lane section where a driving lane ends or begins and, for a road that nothing succeeds,
+    its length moved past_float32 (the last geometry grows by the same hair), so that every lane's end is a
+    waypoint in CARLA's float32 reading."""
+    secs = road_el.findall("lanes/laneSection")
+    for before, sec in zip(secs, secs[1:]):
+        if _driving(before) != _driving(sec):
+            sec.set("s", repr(past_float32(float(sec.get("s")))))
+    if road_el.find("link/successor") is not None:
+        return
+    length = float(road_el.get("length"))
+    new = past_float32(length)
+    if new != length:
+        road_el.set("length", repr(new))
+        last = road_el.findall("planView/geometry")[-1]
+        last.set("length", repr(float(last.get("length")) + (new - length)))
+
+
 def xodr_element(layout: Layout, name: str, country: str) -> ET.Element:
-    """The <OpenDRIVE> element, with a fixed header date and bridges added as <objects><bridge>."""
+    """The <OpenDRIVE> element, with a fixed header date, bridges added as <objects><bridge> and every lane end
+    reachable as CARLA reads the map (_reachable_ends)."""
     el = build_opendrive(layout, name, country).get_element()
     header = el.find("header")
     if header is not None:
         header.set("date", FIXED_DATE)
     for road_el in el.findall("road"):
         piece = layout.pieces[int(road_el.get("id"))]
+        _reachable_ends(road_el)
         # scenariogeneration renumbers ids it has seen before in this process; restore ours
         for obj_el, d in zip(road_el.findall("objects/object"), piece.objects):
             obj_el.set("id", str(d["id"]))

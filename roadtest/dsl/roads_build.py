@@ -1,7 +1,7 @@
 """Road builders: a scenario's `road` -> road pieces and junctions with analytic geometry (one per kind).
 
 The main road (model.py's s) is road 1 for every kind but highway_merge, where it is split into
-road 1 (before the merge), a connecting road inside junction 1 and road 3 (from merge_s on).
+road 1 (before the merge), a connecting road inside junction JUNCTION_ID and road 3 (from merge_s on).
 `Layout.main_to_road(s)` maps a main-road s to (road id, local s); `Layout.place(arm, s, lane)` maps a
 position as the YAML gives it, on the main road or on a junction arm, to (road id, local s, OpenDRIVE lane).
 """
@@ -19,7 +19,7 @@ __all__ = ["Connection", "JunctionSpec", "Layout", "build_layout", "mark_style",
            "JUNCTION_ID", "ARM_IDS", "YAML_ARMS", "JUNCTION_KINDS"]
 
 SIDEWALK_WIDTH = 2.0  # m
-JUNCTION_ID = 1
+JUNCTION_ID = 1000  # no road uses it: CARLA's map builder mixes up a junction and a road of one id
 ARM_IDS = {"approach": 1, "right": 2, "straight": 3, "left": 4}
 YAML_ARMS = {"left": "left", "right": "right", "opposite": "straight"}  # model.Arm -> the layout's arm name
 _ARM_ANGLE = {"approach": -math.pi / 2, "right": 0.0, "straight": math.pi / 2, "left": math.pi}
@@ -369,7 +369,10 @@ def build_layout(sc) -> Layout:
     if kind in ("straight", "curve"):
         return _build_linear(sc, fwd_sign)
     if kind in ("intersection", "t_junction", "roundabout"):
-        return _build_junction(sc, fwd_sign)
-    if kind == "highway_merge":
-        return _build_merge(sc, fwd_sign)
-    raise FieldError("road.kind", f"unsupported road kind {kind!r}")
+        layout = _build_junction(sc, fwd_sign)
+    elif kind == "highway_merge":
+        layout = _build_merge(sc, fwd_sign)
+    else:
+        raise FieldError("road.kind", f"unsupported road kind {kind!r}")
+    assert not {j.id for j in layout.junctions} & set(layout.pieces), "a junction id is a road id"
+    return layout

@@ -74,9 +74,12 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
     """Build the agent once and refuse (UserError), before any run starts, a sensor the backend cannot provide.
 
     An agent that raises anything else here is left to its runs, which report it as their agent_error."""
-    from roadtest.agents.registry import load_agent
+    from roadtest.agents.base import AutonomousAgent
+    from roadtest.agents.registry import PREFIX, agent_class, load_agent
     from roadtest.errors import UserError
 
+    if not agent_name.startswith(PREFIX) and not issubclass(agent_class(agent_name), AutonomousAgent):
+        return  # a leaderboard agent is built once per run, never twice (save paths made with exist_ok=False, large models)
     agent = None
     try:
         agent = load_agent(agent_name, agent_config)
@@ -86,6 +89,9 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
     except Exception:  # noqa: BLE001 - the agent's own failure: each run records it
         pass
     finally:
+        calls = agent.carla_calls() if agent is not None and hasattr(agent, "carla_calls") else None
+        if calls is not None:
+            sim.trace.info["carla_calls"] = calls  # the privileged calls a leaderboard agent made
         if agent is not None:
             try:
                 agent.destroy()
@@ -127,13 +133,15 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
             try:
                 from roadtest.agents.registry import load_agent
 
-                agent = load_agent(agent_name, agent_config)
+                agent = load_agent(agent_name, agent_config, sim=sim)
                 if hasattr(agent, "set_country"):  # the country a driver knows it is driving in
                     agent.set_country(meta.get("country"), meta.get("driving_side"))
                 from roadtest.agents.leaderboard_compat.adapter import LeaderboardAgent
 
                 route = meta.get("route") or {}
                 wps = route.get("waypoints")
+                if isinstance(agent, LeaderboardAgent):
+                    agent.tick = settings.tick  # its timestamps run on the leaderboard's clock, one tick ahead
                 if wps and (isinstance(agent, LeaderboardAgent) or getattr(agent, "takes_route", False)):
                     agent.set_global_plan(wps, route)  # GPS and world plans with RoadOptions, as the leaderboard
                 elif wps and hasattr(agent, "set_global_plan"):
@@ -170,6 +178,9 @@ def run_episode(bundle, seed: int, agent_name: str | None, settings: SimSettings
                 raise EpisodeError("agent_error", f"agent raised: {_why(e.cause)}", sim.trace) from e.cause
             raise EpisodeError("sim_error", f"simulation step failed: {_why(e.cause)}", sim.trace) from e.cause
     finally:
+        calls = agent.carla_calls() if agent is not None and hasattr(agent, "carla_calls") else None
+        if calls is not None:
+            sim.trace.info["carla_calls"] = calls  # the privileged calls a leaderboard agent made
         if agent is not None:
             try:
                 agent.destroy()
@@ -293,6 +304,8 @@ def execute_run(job: Job) -> dict[str, Any]:
         record["termination"] = trace.termination.value if trace.termination else None
         record["sim_time"] = trace.states[-1].time if trace.states else 0.0
         record["ticks"] = len(trace.states)
+        if trace.info.get("carla_calls") is not None:
+            record["carla_calls"] = trace.info["carla_calls"]
     if trace is not None and status in ("completed", "timeout"):
         try:
             ref, note = reference_trace(job, bundle) if status == "completed" else (None, None)

@@ -14,7 +14,7 @@ import math
 
 __all__ = ["location_to_carla", "location_from_carla", "yaw_to_carla", "yaw_from_carla", "vector_to_carla",
            "vector_from_carla", "angular_velocity_to_carla", "compass_from_heading", "heading_from_compass", "gnss_from_carla_location",
-           "EARTH_RADIUS"]
+           "location_from_carla_geolocation", "gnss_from_carla_fix", "EARTH_RADIUS", "TM_SCALE"]
 
 
 def location_to_carla(x: float, y: float, z: float = 0.0) -> tuple[float, float, float]:
@@ -76,3 +76,27 @@ def gnss_from_carla_location(x: float, y: float, z: float = 0.0, lat_ref: float 
     lon = math.degrees(mx / (EARTH_RADIUS * scale))
     lat = math.degrees(2.0 * math.atan(math.exp(my / (EARTH_RADIUS * scale)))) - 90.0
     return lat, lon, float(z)
+
+
+TM_SCALE = 0.9996  # k0 of the spherical transverse Mercator in CARLA 0.9.16's geom::GeoLocation
+
+
+def location_from_carla_geolocation(lat: float, lon: float, alt: float = 0.0, lat_ref: float = 0.0,
+                                    lon_ref: float = 0.0) -> tuple[float, float, float]:
+    """The CARLA location whose geolocation CARLA 0.9.16 gives as (lat, lon, alt): the forward spherical
+    transverse Mercator (k0 = 0.9996) of its geom::GeoLocation, whose north is CARLA's +y (carla.Map's
+    geolocation_to_transform; its transform_to_geolocation and the 0.9.16 server's GNSS sensor are the inverse)."""
+    phi, dlam, phi0 = math.radians(lat), math.radians(lon - lon_ref), math.radians(lat_ref)
+    b = math.cos(phi) * math.sin(dlam)
+    x = 0.5 * EARTH_RADIUS * TM_SCALE * math.log((1.0 + b) / (1.0 - b))
+    y = TM_SCALE * EARTH_RADIUS * (math.atan2(math.tan(phi), math.cos(dlam)) - phi0)
+    return x, y, float(alt)
+
+
+def gnss_from_carla_fix(lat: float, lon: float, alt: float = 0.0, lat_ref: float = 0.0,
+                        lon_ref: float = 0.0) -> tuple[float, float, float]:
+    """A CARLA 0.9.16 server GNSS fix re-expressed as roadtest's GNSS (gnss_from_carla_location): the fix's
+    location, then the leaderboard's Mercator. 0.9.16 projects with +lat towards CARLA's +y (south in roadtest's
+    frame) where earlier servers, the leaderboard's route GPS and the agents written for them use -y; both
+    backends give this one reading."""
+    return gnss_from_carla_location(*location_from_carla_geolocation(lat, lon, alt, lat_ref, lon_ref), lat_ref, lon_ref)

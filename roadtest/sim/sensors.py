@@ -8,6 +8,7 @@ shape, or reads a batch of them at once (cameras sharing one render), and calls 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
@@ -42,17 +43,33 @@ def _objects(sim: Any, ego: ActorState) -> dict[str, Any]:
     return sensor(sim.state, ego.id)
 
 
+def _mount(spec: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    """The spec's mount in roadtest's vehicle frame: forward, left, up (m) and yaw (rad, counter-clockwise);
+    the spec gives CARLA's (x forward, y right, yaw degrees clockwise)."""
+    return (float(spec.get("x", 0.0)), -float(spec.get("y", 0.0)), float(spec.get("z", 0.0)),
+            -math.radians(float(spec.get("yaw", 0.0))))
+
+
 def _imu(sim: Any, ego: ActorState, spec: Mapping[str, Any]) -> np.ndarray:
     """The leaderboard's IMU array: accelerometer x, y, z (m/s^2, gravity included), gyroscope x, y, z (rad/s),
-    compass (rad clockwise from north), all in CARLA's vehicle frame (x forward, y right, z up)."""
-    acc = vector_to_carla(ego.ax, ego.ay, G)
-    gyro = angular_velocity_to_carla(0.0, 0.0, ego.yaw_rate)
-    return np.array([*acc, *gyro, compass_from_heading(ego.h)], dtype=np.float64)
+    compass (rad clockwise from north), all in the sensor's CARLA frame (x forward, y right, z up).
+
+    Mounted at (fx, ly) off the reference point, the sensor also feels the turn's centripetal -w^2 r (the
+    yaw acceleration's tangential part is not modelled); a yawed mount turns its axes and its compass."""
+    fx, ly, _, myaw = _mount(spec)
+    w = ego.yaw_rate
+    ax, ay = ego.ax - w * w * fx, ego.ay - w * w * ly
+    c, s = math.cos(myaw), math.sin(myaw)
+    acc = vector_to_carla(c * ax + s * ay, -s * ax + c * ay, G)
+    gyro = angular_velocity_to_carla(0.0, 0.0, w)
+    return np.array([*acc, *gyro, compass_from_heading(ego.h + myaw)], dtype=np.float64)
 
 
 def _gnss(sim: Any, ego: ActorState, spec: Mapping[str, Any]) -> np.ndarray:
-    """The leaderboard's GNSS array: latitude, longitude (degrees), altitude (m)."""
-    g = gnss_from_xy(ego.x, ego.y, ego.z)
+    """The leaderboard's GNSS array: latitude, longitude (degrees), altitude (m) of the sensor's mount point."""
+    fx, ly, uz, _ = _mount(spec)
+    c, s = math.cos(ego.h), math.sin(ego.h)
+    g = gnss_from_xy(ego.x + c * fx - s * ly, ego.y + s * fx + c * ly, ego.z + uz)
     return np.array([g["lat"], g["lon"], g["alt"]], dtype=np.float64)
 
 

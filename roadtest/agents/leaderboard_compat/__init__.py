@@ -2,7 +2,7 @@
 and `from agents.navigation.local_planner import RoadOption` resolve without CARLA installed.
 
 install() puts an import finder on sys.meta_path that answers only for the top-level names `carla`,
-`leaderboard` and `agents`, and only when no regular package or module of that name is on sys.path, so a real
+`leaderboard`, `agents` and `srunner` (CarlaDataProvider and GameTime over the built-in world), and only when no regular package or module of that name is on sys.path, so a real
 CARLA, a real leaderboard and CARLA's own `agents` always win. A bare folder of that name (a namespace
 package, such as a project's or a test suite's `agents/` without __init__.py) is not taken for the real one. The stand-ins live in shims/ (value types and the agent base
 class, not a CARLA client); `is_compat(module)` says whether a module is one of them.
@@ -18,7 +18,7 @@ from pathlib import Path
 __all__ = ["install", "is_compat", "SHIMS", "SHIMMED"]
 
 SHIMS = Path(__file__).resolve().parent / "shims"
-SHIMMED = ("carla", "leaderboard", "agents")
+SHIMMED = ("carla", "leaderboard", "agents", "srunner")
 
 
 class _CompatFinder(importlib.abc.MetaPathFinder):

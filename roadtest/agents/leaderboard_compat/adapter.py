@@ -83,22 +83,64 @@ def leaderboard_plans(waypoints: Sequence[Sequence[float]], route: Mapping[str, 
     return gps, world
 
 
-class LeaderboardAgent(AutonomousAgent):
-    """Wraps an agent class that does not derive from roadtest's base: a leaderboard agent or a plain class."""
+_HOST_NAMES = ("carla_host", "host")
+_ROUTE_NAMES = ("route_index",)
 
-    def __init__(self, cls: type, config: Any = None):
-        self._conf = config
-        self._set_up = False
-        names, required = _names(cls.__init__), _required_positional(cls.__init__)
-        if "carla_host" in names or len(required) >= 2:  # leaderboard 2.0 / Bench2Drive: (host, port, debug)
-            self.inner = cls("localhost", 2000, False)
-        elif required:  # leaderboard 1.0: the base constructor calls setup(path_to_conf_file)
-            self.inner = cls(self._conf_arg())
-            self._set_up = True
+
+def _construct(cls: type, conf: Any) -> tuple[Any, bool]:
+    """Build `cls` as its constructor asks and say whether the constructor itself ran setup().
+
+    leaderboard 2.0 and Bench2Drive take (carla_host, carla_port, debug) and leave setup to the evaluator;
+    leaderboard 1.0 takes (path_to_conf_file) and its base calls setup; carla_garage's takes
+    (path_to_conf_file, route_index), with or without calling setup. Which of these ran is seen, not guessed:
+    setup is watched while the constructor runs."""
+    names, required = _names(cls.__init__), _required_positional(cls.__init__)
+    seen: list[bool] = []
+    had_own = "setup" in cls.__dict__
+    original = cls.__dict__.get("setup")
+    inherited = getattr(cls, "setup", None)
+    if inherited is not None:
+        def watched(self, *args, **kwargs):
+            seen.append(True)
+            return (original if had_own else inherited)(self, *args, **kwargs)
+
+        setattr(cls, "setup", watched)
+    try:
+        if (names and names[0] in _HOST_NAMES) or (len(required) >= 2 and not set(required[1:]) <= set(_ROUTE_NAMES)):
+            inner = cls("localhost", 2000, False)
+        elif required:
+            inner = cls(conf, *([0] * (len(required) - 1)))  # carla_garage's route_index: the first route
         else:
-            self.inner = cls()
+            inner = cls()
+    finally:
+        if inherited is not None:
+            if had_own:
+                setattr(cls, "setup", original)
+            else:
+                delattr(cls, "setup")
+    return inner, bool(seen)
+
+
+class LeaderboardAgent(AutonomousAgent):
+    """Wraps an agent class that does not derive from roadtest's base: a leaderboard agent or a plain class.
+
+    The class is built once; setup() runs once, by its constructor or else by the adapter before sensors()."""
+
+    def __init__(self, cls: type, config: Any = None, sim: Any = None):
+        self._conf = config
+        self.world = None
+        if sim is not None and type(sim).__module__.startswith("roadtest.sim.embedded"):
+            from roadtest.agents.leaderboard_compat.world import BuiltinWorld, install_data_provider
+
+            self.world = BuiltinWorld(sim, self.tick)  # CarlaDataProvider is filled before the agent is built
+            install_data_provider(self.world)
+        self.inner, self._set_up = _construct(cls, self._conf_arg())
         self.route_meta: Mapping[str, Any] = {}
         super().__init__(None)
+
+    def carla_calls(self) -> dict[str, int] | None:
+        """The CARLA world calls the agent made (name -> count), None without a built-in world."""
+        return None if self.world is None else dict(sorted(self.world.calls.items()))
 
     def _conf_arg(self) -> Any:
         return "" if self._conf is None else self._conf if isinstance(self._conf, Mapping) else str(self._conf)
@@ -107,7 +149,8 @@ class LeaderboardAgent(AutonomousAgent):
         if not self._set_up:
             self._set_up = True
             if hasattr(self.inner, "setup"):
-                self.inner.setup(self._conf_arg())
+                extra = len(_required_positional(type(self.inner).setup)) - 1
+                self.inner.setup(self._conf_arg(), *([0] * max(extra, 0)))
 
     def set_global_plan(self, global_plan_world_coord: list[tuple[float, float]], route: Mapping[str, Any] | None = None) -> None:
         super().set_global_plan(global_plan_world_coord)
@@ -123,13 +166,32 @@ class LeaderboardAgent(AutonomousAgent):
         self._ensure_setup()
         return list(self.inner.sensors())
 
+    tick = 0.05  # s; the run sets its own. The leaderboard's clock has ticked once when the agent first runs
+
     def run_step(self, input_data: Mapping[str, Any], timestamp: float) -> Any:
         self._ensure_setup()
-        control = self.inner.run_step(input_data, timestamp)
+        world = self.world
+        if world is not None:
+            world.tick, world.applied = self.tick, None
+            from roadtest.agents.leaderboard_compat.world import refresh_data_provider
+
+            refresh_data_provider(world)
+        control = self.inner.run_step(input_data, timestamp + self.tick)  # 0.05 at the first step, as GameTime
+        if world is not None:
+            if control is None and world.applied is not None:  # it drove the hero by apply_control
+                control = world.applied
+            if control is not None:
+                world.last_control = control
         self.planned = getattr(self.inner, "planned", None)
         self.text = getattr(self.inner, "text", None)
         return control
 
     def destroy(self) -> None:
-        if hasattr(self.inner, "destroy"):
-            self.inner.destroy()
+        try:
+            if hasattr(self.inner, "destroy"):
+                self.inner.destroy()
+        finally:
+            if self.world is not None:
+                from roadtest.agents.leaderboard_compat.world import clear_data_provider
+
+                clear_data_provider(self.world)

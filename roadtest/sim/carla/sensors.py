@@ -1,8 +1,9 @@
 """The agent's sensors() as CARLA sensors on the ego, and their data in the built-in backend's input_data shapes.
 
 Cameras (rgb, depth, semantic segmentation) give the leaderboard's H x W x 4 BGRA uint8 array, GNSS
-[lat, lon, alt], IMU [accelerometer xyz, gyroscope xyz, compass] in CARLA's frame (as the built-in backend
-computes them), the speedometer pseudo-sensor {"speed": m/s along the heading}; roadtest.pose / roadtest.route /
+[lat, lon, alt] (the 0.9.16 server's fix re-expressed in the leaderboard's Mercator, frames.gnss_from_carla_fix), IMU [accelerometer xyz, gyroscope xyz, compass] in CARLA's frame (as the built-in backend
+computes them), lidar (N, 4) float32 [x, y, z, intensity] and radar (N, 4) [depth, altitude, azimuth, velocity]
+(the leaderboard's reversed columns; drop-off off, as the built-in lidar), the speedometer pseudo-sensor {"speed": m/s along the heading}; roadtest.pose / roadtest.route /
 sensor.opendrive_map are read from the run itself. The spec's x, y, z, roll, pitch, yaw are CARLA's vehicle frame
 (y right, degrees), as the leaderboard passes them.
 """
@@ -21,7 +22,8 @@ from roadtest.sim.sensors import PSEUDO as SHARED_PSEUDO
 __all__ = ["SPAWNED", "REFUSED", "PSEUDO", "SENSOR_TYPES", "blueprint_attributes", "sensor_transform", "convert", "SensorRig"]
 
 CAMERAS = ("sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation")
-SPAWNED = frozenset({*CAMERAS, "sensor.other.gnss", "sensor.other.imu"})
+RAYS = ("sensor.lidar.ray_cast", "sensor.other.radar")
+SPAWNED = frozenset({*CAMERAS, *RAYS, "sensor.other.gnss", "sensor.other.imu"})
 REFUSED = frozenset({"roadtest.objects"})  # roadtest's privileged view of its own world, drawn by roadtest alone
 # read from the run: the shared pseudo-sensors CARLA does not spawn, and the server's own map text
 PSEUDO = frozenset(SHARED_PSEUDO) - SPAWNED - REFUSED | {"sensor.opendrive_map"}
@@ -33,6 +35,13 @@ def blueprint_attributes(spec: Mapping[str, Any]) -> dict[str, str]:
     """Blueprint attributes from a leaderboard spec (only those the spec gives; CARLA's defaults otherwise)."""
     keys = {"width": "image_size_x", "height": "image_size_y", "fov": "fov"} if spec["type"] in CAMERAS else {}
     attrs = {bp: str(spec[k]) for k, bp in keys.items() if k in spec}
+    if spec["type"] in RAYS:  # the built-in backend's defaults (the leaderboard's settings), the spec's values first
+        from roadtest.sim.embedded.lidar import LIDAR_DEFAULTS, RADAR_DEFAULTS
+
+        defaults = LIDAR_DEFAULTS if spec["type"] == "sensor.lidar.ray_cast" else RADAR_DEFAULTS
+        attrs = {k: str(spec.get(k, v)) for k, v in defaults.items()}
+        if spec["type"] == "sensor.lidar.ray_cast":
+            attrs.update({"dropoff_general_rate": "0.0", "dropoff_intensity_limit": "1.0", "dropoff_zero_intensity": "0.0"})
     if spec["type"] in CAMERAS and "lens_circle_multiplier" not in spec:
         attrs["lens_circle_multiplier"] = "3.0"  # the leaderboard's setting: no vignetting ring
     return attrs
@@ -50,8 +59,14 @@ def convert(kind: str, data: Any) -> Any:
     """A CARLA measurement as the leaderboard (and the built-in backend) hands it to run_step."""
     if kind in CAMERAS:
         return np.frombuffer(bytes(data.raw_data), dtype=np.uint8).reshape(data.height, data.width, 4).copy()
+    if kind == "sensor.lidar.ray_cast":  # x, y, z, intensity in the sensor frame, as the leaderboard reads it
+        return np.frombuffer(bytes(data.raw_data), dtype=np.float32).reshape(-1, 4).copy()
+    if kind == "sensor.other.radar":  # velocity, azimuth, altitude, depth, reversed as the leaderboard reverses them
+        return np.flip(np.frombuffer(bytes(data.raw_data), dtype=np.float32).reshape(-1, 4), 1).copy()
     if kind == "sensor.other.gnss":
-        return np.array([data.latitude, data.longitude, data.altitude], dtype=np.float64)
+        from roadtest.sim.carla.frames import gnss_from_carla_fix
+
+        return np.array(gnss_from_carla_fix(data.latitude, data.longitude, data.altitude), dtype=np.float64)
     if kind == "sensor.other.imu":
         a, g = data.accelerometer, data.gyroscope
         return np.array([a.x, a.y, a.z, g.x, g.y, g.z, data.compass], dtype=np.float64)

@@ -47,6 +47,20 @@ SENSORS: dict[str, Handler] = {**PSEUDO, "sensor.opendrive_map": lambda sim, ego
                                **{kind: _camera for kind in CAMERA_TYPES}}
 
 
+def _ray_sensor(kind: str) -> Handler:
+    def handler(sim, ego, spec):
+        """Lidar or radar rays cast against the cameras' scene (roadtest.sim.embedded.lidar)."""
+        from roadtest.sim.embedded import lidar
+
+        tick = float(getattr(getattr(sim, "settings", None), "tick", 0.05))
+        return getattr(lidar, kind)(sim, ego, spec, _run_cameras(sim).renderer, tick)
+
+    return handler
+
+
+SENSORS.update({"sensor.lidar.ray_cast": _ray_sensor("lidar"), "sensor.other.radar": _ray_sensor("radar")})
+
+
 def observe(sim: Any, specs: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Sensor data {id: (frame, data)} for the current tick of an EmbeddedSimulation."""
     return observe_sensors(sim, specs, SENSORS, CAMERA_TYPES, lambda cams: _run_cameras(sim).observe(sim.state, cams))

@@ -145,8 +145,8 @@ def test_sensors_give_speed_pose_imu_gnss_route_as_the_leaderboard_and_refuse_un
     assert obs["route"][1] == [(50, -5.25), (60, -5.25)]
     with pytest.raises(UserError, match="unknown sensor type.*sensor.speedometer"):
         sim.observe([{"type": "sensor.sonar", "id": "x"}])
-    with pytest.raises(UserError, match="unknown sensor type 'sensor.lidar.ray_cast'.*sensor.camera.rgb"):
-        sim.observe([{"type": "sensor.lidar.ray_cast", "id": "lidar"}])
+    with pytest.raises(UserError, match="unknown sensor type 'sensor.lidar.ray_cast_semantic'.*sensor.camera.rgb"):
+        sim.observe([{"type": "sensor.lidar.ray_cast_semantic", "id": "lidar"}])
     for _ in range(10):  # a left turn: CARLA's gyroscope z and lateral accelerometer (y to the right) read negative
         sim.step(Control(throttle=0.3, steer=-0.5))
     imu = sim.observe([{"type": "sensor.other.imu", "id": "imu"}])["imu"][1]

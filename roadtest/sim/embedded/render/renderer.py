@@ -179,6 +179,7 @@ class Renderer:
         w, h = cam.width, cam.height
         if "rgb" in outputs:
             out["rgb"] = np.frombuffer(target.all.read(components=4, attachment=0), np.uint8).reshape(h, w, 4).copy()
+            out["rgb"][..., 3] = 255  # CARLA's camera is always opaque; blended passes leave other alphas behind
         if "depth" in outputs or "depth_m" in outputs:
             d = np.frombuffer(target.all.read(components=1, attachment=1, dtype="f4"), np.float32).reshape(h, w)
             if "depth_m" in outputs:

@@ -106,7 +106,7 @@ def test_a_run_without_cameras_never_loads_the_renderer(bundle):
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_cameras_are_supported_and_lidar_is_refused_before_the_run():
+def test_cameras_and_lidar_are_supported_and_a_semantic_lidar_is_refused_before_the_run():
     from roadtest.agents.base import check_sensors
     from roadtest.errors import UserError
     from roadtest.sim.embedded.simulator import EmbeddedSimulator
@@ -114,5 +114,6 @@ def test_cameras_are_supported_and_lidar_is_refused_before_the_run():
     types = EmbeddedSimulator.sensor_types()
     assert {"sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation", "roadtest.bev"} <= types
     assert check_sensors([SPEC], types)[0]["id"] == "Center"
-    with pytest.raises(UserError, match="sensor.lidar.ray_cast.*supported sensor types: .*sensor.camera.rgb"):
-        check_sensors([{"type": "sensor.lidar.ray_cast", "id": "LIDAR"}], types)
+    assert {"sensor.lidar.ray_cast", "sensor.other.radar"} <= types
+    with pytest.raises(UserError, match="sensor.lidar.ray_cast_semantic.*supported sensor types: .*sensor.camera.rgb"):
+        check_sensors([{"type": "sensor.lidar.ray_cast_semantic", "id": "LIDAR"}], types)

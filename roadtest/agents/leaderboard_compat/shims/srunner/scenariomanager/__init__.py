@@ -1,0 +1,1 @@
+"""Stand-in srunner.scenariomanager: carla_data_provider and timer only."""

@@ -1,0 +1,36 @@
+"""A leaderboard agent that drives with CARLA's BehaviorAgent along the route (test material, roadtest's own
+stand-in for the community's privileged agents): it finds the hero through CarlaDataProvider, plans the
+leaderboard's world plan with CARLA's route planner and lets BehaviorAgent ('normal') follow it."""
+
+import carla
+from agents.navigation.behavior_agent import BehaviorAgent
+from leaderboard.autoagents import autonomous_agent
+from srunner.scenariomanager.carla_data_provider import CarlaDataProvider
+
+
+def get_entry_point():
+    return "BehaviorRouteAgent"
+
+
+class BehaviorRouteAgent(autonomous_agent.AutonomousAgent):
+    def setup(self, path_to_conf_file):
+        self.track = autonomous_agent.Track.SENSORS
+        self._agent = None
+
+    def sensors(self):
+        return [{"type": "sensor.speedometer", "reading_frequency": 20, "id": "SPEED"}]
+
+    def run_step(self, input_data, timestamp):
+        if self._agent is None:
+            hero = CarlaDataProvider.get_hero_actor()
+            self._agent = BehaviorAgent(hero, behavior="normal")
+            cmap = CarlaDataProvider.get_map()
+            plan, prev = [], None
+            for transform, _ in self._global_plan_world_coord:
+                wp = cmap.get_waypoint(transform.location)
+                if prev is not None:
+                    plan.extend(self._agent.trace_route(prev, wp))
+                prev = wp
+            self._agent.set_global_plan(plan)
+            return carla.VehicleControl()
+        return self._agent.run_step()
