@@ -71,7 +71,8 @@ def _ego(**kw) -> ActorState:
 
 
 def test_gnss_reads_at_its_mount_point():
-    from roadtest.sim.embedded.sensors import SENSORS, gnss_from_xy
+    from roadtest.sim.embedded.sensors import SENSORS
+    from roadtest.sim.sensors import gnss_from_xy
 
     gnss = SENSORS["sensor.other.gnss"]
     ego = _ego()  # heading north
@@ -118,7 +119,7 @@ def test_both_backends_give_one_gnss_reading(real_carla_map):
     """The 0.9.16 server's GNSS fix is geom::GeoLocation::Transform, the very code behind the client's
     carla.Map.transform_to_geolocation; re-expressed, it is the built-in GNSS of the same point."""
     carla, cmap = real_carla_map
-    from roadtest.sim.carla.frames import (gnss_from_carla_fix, gnss_from_carla_location,
+    from roadtest.sim.frames import (gnss_from_carla_fix, gnss_from_carla_location,
                                            location_from_carla_geolocation)
 
     north = cmap.transform_to_geolocation(carla.Location(x=0.0, y=-100.0, z=0.0))  # CARLA -y: north
@@ -136,7 +137,7 @@ def test_both_backends_give_one_gnss_reading(real_carla_map):
 def test_the_carla_backend_converts_its_server_fix():
     from types import SimpleNamespace
 
-    from roadtest.sim.carla.frames import gnss_from_carla_location, TM_SCALE
+    from roadtest.sim.frames import gnss_from_carla_location, TM_SCALE
     from roadtest.sim.carla.sensors import convert
 
     # the 0.9.16 fix of CARLA (0, +100): +lat = 100 / (k0 R) rad, by hand from geom::GeoLocation's inverse TM

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from roadtest.errors import RoadtestError
-from roadtest.sim.carla.frames import location_to_carla, vector_to_carla, yaw_to_carla
+from roadtest.sim.frames import location_to_carla, vector_to_carla, yaw_to_carla
 
 __all__ = ["NotProvided", "BuiltinWorld", "PROVIDED", "install_data_provider", "clear_data_provider", "TYPE_IDS",
            "HERO_TYPE_ID"]

@@ -64,7 +64,7 @@ def convert(kind: str, data: Any) -> Any:
     if kind == "sensor.other.radar":  # velocity, azimuth, altitude, depth, reversed as the leaderboard reverses them
         return np.flip(np.frombuffer(bytes(data.raw_data), dtype=np.float32).reshape(-1, 4), 1).copy()
     if kind == "sensor.other.gnss":
-        from roadtest.sim.carla.frames import gnss_from_carla_fix
+        from roadtest.sim.frames import gnss_from_carla_fix
 
         return np.array(gnss_from_carla_fix(data.latitude, data.longitude, data.altitude), dtype=np.float64)
     if kind == "sensor.other.imu":
