@@ -83,7 +83,7 @@ def test_the_embedded_backend_reports_its_sensor_registry():
     types = EmbeddedSimulator.sensor_types()
     assert types == frozenset(SENSORS)
     assert {"sensor.speedometer", "sensor.other.imu", "sensor.other.gnss", "sensor.opendrive_map"} <= types
-    assert "sensor.other.radar" not in types
+    assert {"sensor.lidar.ray_cast", "sensor.other.radar"} <= types and "sensor.other.sonar" not in types
 
 
 def test_an_unsupported_sensor_is_refused_before_the_first_tick_with_exit_2(bundle, tmp_path, capsys):
@@ -91,7 +91,7 @@ def test_an_unsupported_sensor_is_refused_before_the_first_tick_with_exit_2(bund
     from roadtest.runner.episode import EpisodeError, run_episode
     from roadtest.sim.api import SimSettings
 
-    spec = _agent_file(tmp_path, "None", "[{'type': 'sensor.other.radar', 'id': 'RADAR'}]")
+    spec = _agent_file(tmp_path, "None", "[{'type': 'sensor.other.obstacle', 'id': 'OBSTACLE'}]")
     with pytest.raises(EpisodeError) as e:  # the library path: the user's input, not an infrastructure failure
         run_episode(bundle, 0, spec, SimSettings())
     assert e.value.status == "invalid" and "sensor.speedometer" in e.value.reason
@@ -99,5 +99,5 @@ def test_an_unsupported_sensor_is_refused_before_the_first_tick_with_exit_2(bund
     code = main(["run", str(bundle.root), "--agent", spec, "--out", str(out), "--seeds", "3"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "'RADAR'" in err and "sensor.other.radar" in err and "sensor.speedometer" in err and "Traceback" not in err
+    assert "'OBSTACLE'" in err and "sensor.other.obstacle" in err and "sensor.speedometer" in err and "Traceback" not in err
     assert not (out / "runs").exists()  # no run started, so no sim_error was counted for any of the three seeds
