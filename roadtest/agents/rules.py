@@ -1,30 +1,15 @@
-"""What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters."""
+"""What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters; the caps
+of the weather and light come from roadtest.limits, as the monitors, traffic and report read them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from roadtest.units import canonical_unit, to_si
+from roadtest.limits import is_night, param_si, rule_cap
 
 __all__ = ["RuleLimits", "rule_limits", "param_si", "rule_param", "listed"]
 
-
-
-def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
-    """A rule parameter in SI units: a plain number (already SI) or {value, unit}."""
-    v = params.get(key)
-    if v is None:
-        return default
-    if isinstance(v, Mapping):
-        if v.get("value") is None:
-            return default
-        unit = v.get("unit")
-        return to_si(v["value"], unit) if unit and canonical_unit(unit) else float(v["value"])
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return default
 
 
 def rule_param(view: Mapping[str, Any], rule_id: str, key: str) -> float | None:
@@ -55,13 +40,6 @@ class RuleLimits:
             self.max_speed = v if self.max_speed is None else min(self.max_speed, v)
 
 
-def _night(env: Mapping[str, Any]) -> bool:
-    """Night as the night_speed monitor reads it: the sun below the horizon (or, without its elevation, a dim sun)."""
-    if env.get("sun_elevation") is not None:
-        return float(env["sun_elevation"]) < 0.0
-    return float(env.get("sun_intensity", 1.0)) < 0.2
-
-
 def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -> RuleLimits:
     """RuleLimits for the current tick from view["rules"] (meta.rules) and the scene in the objects view;
     the rules in `ignore` are skipped (the ablated expert), and ignoring safe_distance also drops the default gap."""
@@ -71,6 +49,7 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
     env = view.get("environment") or {}
     vis = float(env.get("fog_visual_range", 1e5))
     zones = view.get("zones") or []
+    night = is_night(env)
     tol_margin = 0.0
     for rule in view.get("rules") or []:
         rid = str(rule.get("id", "") if isinstance(rule, Mapping) else rule)
@@ -79,19 +58,17 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
         if rid in ignore:
             continue
         if rid == "fog_speed_limit":
-            if vis <= (p("visibility_threshold", 50.0) or 50.0):
-                out.cap(p("fog_speed", 30 / 3.6))
+            out.cap(rule_cap(rid, params, vis, night))
         elif rid == "fog_expressway":
+            out.cap(rule_cap(rid, params, vis, night))
             for i in (3, 2, 1):
                 if vis < (p(f"vis{i}") or -1.0):
-                    out.cap(p(f"speed{i}"))
                     gap = p(f"gap{i}")
                     if gap is not None:
                         out.min_gap = max(out.min_gap, gap)
                     break
         elif rid == "night_speed":
-            if _night(env):
-                out.cap(p("night_speed"))
+            out.cap(rule_cap(rid, params, vis, night))
         elif rid in ("school_zone_speed", "work_zone_speed"):
             kind = "school_zone" if rid.startswith("school") else "work_zone"
             cap = p("school_speed" if kind == "school_zone" else "work_speed")
@@ -112,10 +89,7 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
         elif rid == "yellow_light":
             out.comfort_decel = p("comfort_decel", 3.0) or 3.0
         else:
-            generic = p("max_speed") or p("speed_limit")
-            threshold = p("visibility_threshold")
-            if generic is not None and (threshold is None or vis <= threshold):
-                out.cap(generic)
+            out.cap(rule_cap(rid, params, vis, night))
     if out.max_speed is not None:
         out.max_speed -= tol_margin
     return out

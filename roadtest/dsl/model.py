@@ -481,6 +481,9 @@ class Traffic(_Model):
     pedestrians: int = Field(0, ge=0, le=200, description="Background pedestrians.")
     crossing_share: float = Field(0.3, ge=0, le=1, description="Share of background pedestrians that cross at crosswalks.")
     seed: int = Field(0, ge=0, description="Seed of the background traffic (and of the variant).")
+    violators: float = Field(0.0, ge=0, le=1, description="Share of background vehicles that break the speed limit "
+                                                         "(desiring 1.1 to 1.3 times the limit in force), drawn with the "
+                                                         "seed; 0: every background driver obeys the law.")
 
 
 class RuleRef(_Model):

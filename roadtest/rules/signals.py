@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from roadtest.limits import scene_limits, sign_limit
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
 from roadtest.units import speed_si
@@ -38,6 +39,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "ego_speed": ("m/s", "ego speed along its heading"),
     "ego_accel": ("m/s^2", "ego longitudinal acceleration"),
     "speed_limit": ("m/s", "limit in force: road limit, last speed sign passed, zone limit (min); NONE if unknown"),
+    "limit_in_force": ("m/s", "roadtest.limits: speed_limit lowered by the caps of the scene's rules (fog, night, "
+                              "school and work zones) in force now; NONE if unknown"),
     "zone_speed_limit": ("m/s", "limit of the zone the ego is in; NONE outside or when the zone has none"),
     "visibility": ("m", "fog visual range"),
     "night": ("±1", "sun below the horizon"),
@@ -121,13 +124,6 @@ def _is_give_way(sg: Mapping[str, Any]) -> bool:
     return k in ("give_way", "yield", "205") or k.startswith("give_way") or k.startswith("yield")
 
 
-def _sign_limit(sg: Mapping[str, Any]) -> float | None:
-    k = _kind(sg)
-    if "speed" not in k or "min" in k or "end" in k or sg.get("value") is None:
-        return None
-    return speed_si(sg["value"], sg.get("unit"))
-
-
 def _road_ok(feature: Mapping[str, Any], road: str) -> bool:
     r = feature.get("road")
     return r is None or str(r) == road
@@ -182,7 +178,7 @@ class _Scene:
         taken = {(str(r), round(s, 3)) for _, r, s in every_light} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
         self.plain_lines = [(ln.get("road"), float(ln["s"])) for ln in lines
                             if (str(ln.get("road")), round(float(ln["s"]), 3)) not in taken]
-        self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := _sign_limit(sg)) is not None]
+        self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := sign_limit(sg)) is not None]
         self.no_entry = [(sg.get("road"), float(sg.get("s", 0.0))) for sg in signs if "no_entry" in _kind(sg) or _kind(sg) == "267"]
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
@@ -210,6 +206,7 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
     meta = meta or {}
     side = str(meta.get("driving_side") or "right")
     sc = _Scene(meta)
+    limits = scene_limits(meta)
     ticks: list[tuple[WorldState, ActorState]] = [(st, st.ego) for st in trace.states if st.ego is not None]
     out: dict[str, list[float]] = {k: [] for k in VOCABULARY}
     times = [st.time for st, _ in ticks]
@@ -257,8 +254,9 @@ def extract_signals(trace: Trace, meta: Mapping[str, Any] | None = None) -> Sign
         for r, s, lim in sc.limit_signs:
             if same_prev and _road_ok({"road": r}, road) and _crossed(s, front0, front, d):
                 limit_sign = lim
-        lim = min(x for x in (sc.road_limit, limit_sign, zone_limit, NONE) if x is not None)
-        v["speed_limit"], v["zone_speed_limit"] = lim, zone_limit
+        here = limits.in_force(road if ln is not None else None, s_c, d, st.environment, passed=limit_sign)
+        v["speed_limit"], v["zone_speed_limit"] = NONE if here.posted is None else here.posted, zone_limit
+        v["limit_in_force"] = NONE if here.value is None else here.value
         # lane changes and markings
         v["lane_change"] = _b(same_prev and prev.lane.lane != ln.lane)
         v["solid_crossing"] = _b(any(ev.kind == "lane_invasion" and ev.actor == e.id and (

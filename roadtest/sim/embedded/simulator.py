@@ -121,7 +121,11 @@ class EmbeddedSimulation(Simulation):
             # storyboard actors do not react to traffic: keep their path clear (the ego's is the agent's business)
             corridors = [(e.x, e.y, e.h, max(e.speed, 0.0)) for e in active if e.role != "ego"]
             limit = (self.meta.get("scene") or {}).get("speed_limit")
-            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, corridors=corridors, speed_limit=limit)
+            from roadtest.limits import scene_limits
+
+            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, corridors=corridors, speed_limit=limit,
+                                   limits=scene_limits(self.meta) if self.meta else None,
+                                   environment=self.engine.environment)
         self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
             if self.network is not None else None
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
@@ -157,6 +161,7 @@ class EmbeddedSimulation(Simulation):
         external = frozenset({self.ego_id}) if control is not None and self.ego_id else frozenset()
         # Phase 1: every actor decides on the frozen snapshot (self.state and the engine's unmoved entities).
         if self.traffic is not None:
+            self.traffic.environment = self.engine.environment
             self.traffic.decide(self._obstacles(), self.state.signals, dt)
         new_ego = None
         if external:
