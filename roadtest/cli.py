@@ -62,7 +62,7 @@ def _run(a: argparse.Namespace) -> int:
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
                        save_sensors=a.save_sensors, agent_config=a.agent_config,
-                       backend_options=_carla_options(a))
+                       backend_options=_carla_options(a), stop_on_collision=a.stop_on_collision)
 
 
 def _carla_options(a: argparse.Namespace) -> dict:
@@ -190,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-csv", type=Path, default=None, metavar="CSV",
                    help="Also write every entity's state each tick as CSV (single run).")
     p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
+    p.add_argument("--stop-on-collision", action="store_true",
+                   help="End each run at the ego's first collision (as Bench2Drive does); a scene can ask with expect.stop_on_collision.")
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
     p.add_argument("--carla-host", default=None, metavar="HOST[:PORT]",
                    help="CARLA server host, optionally with its RPC port (with --backend carla; default localhost).")

@@ -495,6 +495,9 @@ class Expect(_Model):
     reach_goal: bool = True
     timeout: Positive = Field(60.0, le=3600, description="Simulated time limit, s.")
     rules_hold: bool = True
+    stop_on_collision: bool = Field(False, description="End the run at the ego's first collision (Bench2Drive's "
+                                                       "practice); otherwise the crashed vehicles stay at rest and the "
+                                                       "run goes on to its timeout.")
 
 
 class Scenario(_Model):

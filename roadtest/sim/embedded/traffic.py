@@ -92,6 +92,7 @@ class TrafficVehicle:
     desire: float = 1.0  # desired speed / limit in force
     violator: bool = False
     limit_key: tuple | None = None  # (road, lane, s, environment) of the last limit look-up
+    crashed: bool = False  # came to rest in a collision (the simulator's impact model): stays where it stopped
     alive: bool = True
 
     junction: dict = field(default_factory=dict)  # JunctionRules' bookkeeping: arrival time, stop made
@@ -237,6 +238,14 @@ class Traffic:
         v.limit_key = (v.road, v.lane, v.s, self.environment)
         v.v0 = max(v.desire * self._limit_at(v.road, v.lane, v.s, v.dir), 0.5)
 
+    def crash(self, vehicle_id: str) -> bool:
+        """Bring a background vehicle to rest for good (it was in a collision); False when no such vehicle."""
+        for v in self.vehicles:
+            if v.id == vehicle_id:
+                v.crashed = True
+                return True
+        return False
+
     def refill(self, avoid: Sequence[tuple[float, float]]) -> None:
         """Replace vehicles that left the network at dead ends, out of sight: REFILL_CLEAR m from every
         non-traffic actor and SPAWN_SPACING m from other vehicles in the lane (keeps the density on small maps)."""
@@ -364,6 +373,9 @@ class Traffic:
         p = self.p
         pa, pdelta, s0, T, inv2sqrt = p.a, p.delta, p.s0, p.T, 1.0 / (2.0 * math.sqrt(p.a * p.b))
         for v in self.vehicles:
+            if v.crashed:
+                v.accel, v.lc_target = -v.speed / dt, None  # at rest from this tick on
+                continue
             self._update_v0(v)
             e = lead.get(v.id)
             if e is not None:
