@@ -38,7 +38,8 @@ _KINDS = {
     "bus": "bus", "tram": "bus", "train": "bus", "motorbike": "motorcycle", "motorcycle": "motorcycle",
     "bicycle": "bicycle", "pedestrian": "pedestrian", "wheelchair": "pedestrian", "animal": "pedestrian",
     "emergency": "emergency", "officer": "officer", "police_officer": "officer", "static": "static",
-    "miscobject": "static", "obstacle": "static", "barrier": "static", "pole": "static", "tree": "static",
+    "miscobject": "static", "misc": "static", "obstacle": "static", "barrier": "static", "cone": "static",
+    "pole": "static", "tree": "static",
 }
 _TRUE = {"true", "1", "on", "yes"}
 _new = object.__new__
