@@ -92,6 +92,13 @@ def _rules_check(a: argparse.Namespace) -> int:
 def _signs_gallery(a: argparse.Namespace) -> int:
     from roadtest.signs.gallery import gallery_command
 
+    if a.officer:
+        from roadtest.sim.embedded.render.officer_sheet import officer_sheet_command
+
+        return officer_sheet_command(a.out)
+    if not a.country:
+        a._parser.error("--country is required (or --officer for the police officer's signals)")
+
     return gallery_command(a.country, a.out)
 
 
@@ -227,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     ssub = signs.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
     p = _add(ssub, "gallery", _signs_gallery,
              "Draw every sign face of one country on a sheet, labelled with sign ids and OpenDRIVE codes.")
-    p.add_argument("--country", required=True, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("--country", default=None, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("--officer", action="store_true",
+                   help="Instead: the police officer's hand signals (none, stop, go) as the built-in camera renders them.")
     p.add_argument("-o", "--out", type=Path, default=Path("gallery.png"), metavar="PNG", help="PNG to write (default gallery.png).")
     p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
     p.add_argument("--country", default=None, metavar="CC", help="Only this country.")
