@@ -249,6 +249,11 @@ class Sign(_Model):
                             "lanes), their left or right, both, or overhead.")
     value: float | None = Field(None, description="Value shown on the sign in the sign's own unit (km/h for speed signs).")
     direction: Literal["forward", "backward"] = Field("forward", description="Traffic the sign faces.")
+    z: float | None = Field(None, ge=0.3, le=8.0, description="Height of the face's lower edge above the road, m "
+                                                                "(OpenDRIVE zOffset; default 2.0 at the roadside, 5.5 "
+                                                                "overhead on a gantry; e.g. 3.0 on an urban pole).")
+    size: float | None = Field(None, gt=0.2, le=3.0, description="Size of the face's longer side, m (OpenDRIVE width "
+                                                                 "and height; default 0.8).")
 
 
 class Ramp(_Model):
