@@ -102,10 +102,11 @@ _OFFICER_GO_ON_RED = {"road": {"signal_plan": {"kind": "two_phase", "green": 20,
                                   "signal": [{"state": "go", "duration": 60}]}]}
 
 # rules whose L1 scene depends on the driving side: (countries, tweaks) per scene, one scene file each.
-# Right of way: the car with priority comes from the right, from the left in left-hand traffic (JP); an ego that
+# Right of way: the car with priority comes from the right (FR: priorité à droite), from the left in left-hand
+# traffic (JP; GB sets no priority at unmarked junctions, Highway Code Rule 146, so lists no jurisdiction); an ego that
 # does not give way enters with it about 2.2 s from reaching the ego (the rule asks 3 s)
 _L1_BY_SIDE: dict[str, list[tuple[list[str], dict[str, Any]]]] = {
-    "right_of_way_unsignalised": [(["CN", "DE", "US"], {"actors": [_cross_car("right", 7)]}),
+    "right_of_way_unsignalised": [(["CN", "DE", "US", "FR"], {"actors": [_cross_car("right", 7)]}),
                                   (["JP"], {"actors": [_cross_car("left", 7)]})],
 }
 
