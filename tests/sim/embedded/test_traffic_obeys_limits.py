@@ -20,11 +20,18 @@ FOG = ROOT / "scenarios" / "fog_truck_solid_line.yaml"
 KMH = 1 / 3.6
 
 
+
+def _raw(path=None) -> dict:
+    """The fog scene's YAML as written (km/h at the surface): re-validating a dumped model would convert twice."""
+    import yaml
+
+    return yaml.safe_load(Path(path or FOG).read_text(encoding="utf-8"))
+
 def _bundle(tmp_path: Path, traffic: dict | None = None, seconds: float | None = None):
     variant = load_variants(FOG)[0]
     sc = variant.scenario
     if traffic is not None or seconds is not None:
-        data = sc.model_dump(mode="json", exclude_unset=True)
+        data = _raw()
         data["traffic"] = {**data.get("traffic", {}), **(traffic or {})}
         if seconds is not None:
             data["expect"] = {**data.get("expect", {}), "timeout": seconds}
@@ -96,7 +103,30 @@ def test_violators_only_where_the_scene_asks_and_seeded(tmp_path):
 
 
 def test_violators_share_is_validated():
-    data = load_variants(FOG)[0].scenario.model_dump(mode="json", exclude_unset=True)
+    data = _raw()
     data["traffic"]["violators"] = 1.5
     with pytest.raises(Exception, match="violators"):
         Scenario.model_validate(data)
+
+
+def test_reacting_actors_cruise_at_most_the_limit_in_force():
+    """A reacting car the scene sets at 70 km/h on a road posted 60 cruises at 60; in dense fog with
+    fog_speed_limit at 30; an ambulance with its siren on keeps its speed (emergency vehicles are exempt)."""
+    from roadtest.dsl.emit_xosc import _reacting, limit_at_start
+
+    data = _raw()
+    data["actors"] = [{"id": "car", "kind": "vehicle", "place": {"ahead_of": "ego", "distance": 50}, "speed": 70,
+                       "reacts": True},
+                      {"id": "amb", "kind": "emergency", "siren": True, "place": {"ahead_of": "ego", "distance": 90},
+                       "speed": 70, "reacts": True}]
+    fog = Scenario.model_validate(data)
+    clear = Scenario.model_validate({**data, "environment": {"weather": "clear", "time": "12:00"}})
+    assert limit_at_start(clear) == pytest.approx(60 * KMH) and limit_at_start(fog) == pytest.approx(30 * KMH)
+
+    def set_speed(sc, i):
+        ctrl = _reacting(sc.actors[i], limit_at_start(sc))
+        return float(dict(ctrl.properties.properties)["setSpeed"])
+
+    assert set_speed(clear, 0) == pytest.approx(60 * KMH, abs=1e-4)
+    assert set_speed(fog, 0) == pytest.approx(30 * KMH, abs=1e-4)
+    assert set_speed(fog, 1) == pytest.approx(70 * KMH, abs=1e-4)
