@@ -215,31 +215,15 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
     return events
 
 
-def limit_at_start(sc) -> float | None:
-    """The limit in force over the scene at its start (roadtest.limits): the road's posted limit lowered by the
-    caps its rules set in its weather and light; None when nothing limits the speed."""
-    from roadtest.dsl.meta import rules_meta
-    from roadtest.limits import SceneLimits
-
-    rules, _ = rules_meta(sc)
-    env = {"fog_visual_range": sc.environment.fog_visual_range, "sun_elevation": sc.environment.sun_elevation}
-    limits = SceneLimits.from_meta({"scene": {"speed_limit": sc.road.speed_limit}, "rules": rules})
-    return limits.in_force(None, 0.0, 1, env).value
-
-
-def _reacting(actor, limit: float | None = None) -> xosc.Controller:
-    """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed, at most the limit
-    in force at the start (a reacting driver obeys the law the ego is tested on): it waits behind a slower ego
-    instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path in a junction,
-    and (roadtest's obeySignals) stops at its red light."""
+def _reacting(actor) -> xosc.Controller:
+    """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
+    a slower ego instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path
+    in a junction, and (roadtest's obeySignals) stops at its red light."""
     speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
                  None)
-    speed = speed if speed is not None else actor.speed
-    if limit is not None and speed > limit and not (actor.kind == "emergency" and actor.siren_on):
-        speed = limit  # an emergency vehicle on call (siren on) is exempt, as every catalogue country exempts it
     props = xosc.Properties()
     props.add_property("esminiController", "ACCController")
-    props.add_property("setSpeed", f"{speed:.4f}")
+    props.add_property("setSpeed", f"{(speed if speed is not None else actor.speed):.4f}")
     props.add_property("timeGap", "1.0")
     props.add_property("mode", "override")
     props.add_property("crossingPath", "true")
@@ -263,7 +247,6 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
     """The scenariogeneration Scenario (OpenSCENARIO 1.0) of a variant."""
     sc = variant.scenario
     timeout = sc.expect.timeout
-    limit = limit_at_start(sc) if any(a.reacts for a in sc.actors) else None
     entities = xosc.Entities()
     ego = _vehicle(sc.ego.model, "car", "ego")
     ego.add_property("type", "ego_vehicle")
@@ -272,7 +255,7 @@ def build_scenario(variant, layout: Layout, spots: dict[str, Spot], lights: list
         ent = _entity(a.kind, a.model)
         if a.kind == "emergency":
             ent.add_property("siren", "true" if a.siren_on else "false")
-        entities.add_scenario_object(a.id, ent, controller=_reacting(a, limit) if a.reacts else None)
+        entities.add_scenario_object(a.id, ent, controller=_reacting(a) if a.reacts else None)
     init = xosc.Init()
     init.add_global_action(xosc.EnvironmentAction(environment(sc.environment)))
     init.add_init_action(EGO, xosc.TeleportAction(_position(spots[EGO])))

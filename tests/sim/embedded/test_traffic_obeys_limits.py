@@ -107,26 +107,3 @@ def test_violators_share_is_validated():
     data["traffic"]["violators"] = 1.5
     with pytest.raises(Exception, match="violators"):
         Scenario.model_validate(data)
-
-
-def test_reacting_actors_cruise_at_most_the_limit_in_force():
-    """A reacting car the scene sets at 70 km/h on a road posted 60 cruises at 60; in dense fog with
-    fog_speed_limit at 30; an ambulance with its siren on keeps its speed (emergency vehicles are exempt)."""
-    from roadtest.dsl.emit_xosc import _reacting, limit_at_start
-
-    data = _raw()
-    data["actors"] = [{"id": "car", "kind": "vehicle", "place": {"ahead_of": "ego", "distance": 50}, "speed": 70,
-                       "reacts": True},
-                      {"id": "amb", "kind": "emergency", "siren": True, "place": {"ahead_of": "ego", "distance": 90},
-                       "speed": 70, "reacts": True}]
-    fog = Scenario.model_validate(data)
-    clear = Scenario.model_validate({**data, "environment": {"weather": "clear", "time": "12:00"}})
-    assert limit_at_start(clear) == pytest.approx(60 * KMH) and limit_at_start(fog) == pytest.approx(30 * KMH)
-
-    def set_speed(sc, i):
-        ctrl = _reacting(sc.actors[i], limit_at_start(sc))
-        return float(dict(ctrl.properties.properties)["setSpeed"])
-
-    assert set_speed(clear, 0) == pytest.approx(60 * KMH, abs=1e-4)
-    assert set_speed(fog, 0) == pytest.approx(30 * KMH, abs=1e-4)
-    assert set_speed(fog, 1) == pytest.approx(70 * KMH, abs=1e-4)
