@@ -62,7 +62,7 @@ def _run(a: argparse.Namespace) -> int:
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
                        save_sensors=a.save_sensors, agent_config=a.agent_config,
-                       backend_options=_carla_options(a))
+                       backend_options=_carla_options(a), stop_on_collision=a.stop_on_collision)
 
 
 def _carla_options(a: argparse.Namespace) -> dict:
@@ -91,6 +91,13 @@ def _rules_check(a: argparse.Namespace) -> int:
 
 def _signs_gallery(a: argparse.Namespace) -> int:
     from roadtest.signs.gallery import gallery_command
+
+    if a.officer:
+        from roadtest.sim.embedded.render.officer_sheet import officer_sheet_command
+
+        return officer_sheet_command(a.out)
+    if not a.country:
+        a._parser.error("--country is required (or --officer for the police officer's signals)")
 
     return gallery_command(a.country, a.out)
 
@@ -190,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-csv", type=Path, default=None, metavar="CSV",
                    help="Also write every entity's state each tick as CSV (single run).")
     p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run in seconds (default 600).")
+    p.add_argument("--stop-on-collision", action="store_true",
+                   help="End each run at the ego's first collision (as Bench2Drive does); a scene can ask with expect.stop_on_collision.")
     p.add_argument("--backend", default="embedded", metavar="NAME", help="embedded or carla (default embedded).")
     p.add_argument("--carla-host", default=None, metavar="HOST[:PORT]",
                    help="CARLA server host, optionally with its RPC port (with --backend carla; default localhost).")
@@ -225,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     ssub = signs.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
     p = _add(ssub, "gallery", _signs_gallery,
              "Draw every sign face of one country on a sheet, labelled with sign ids and OpenDRIVE codes.")
-    p.add_argument("--country", required=True, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("--country", default=None, metavar="CC", help="ISO 3166 alpha-2 code: CN, DE, FR, GB, JP or US.")
+    p.add_argument("--officer", action="store_true",
+                   help="Instead: the police officer's hand signals (none, stop, go) as the built-in camera renders them.")
     p.add_argument("-o", "--out", type=Path, default=Path("gallery.png"), metavar="PNG", help="PNG to write (default gallery.png).")
     p = _add(ssub, "list", _signs_list, "List every (country, sign) face: OpenDRIVE type/subtype, shape, the rules it puts in play.")
     p.add_argument("--country", default=None, metavar="CC", help="Only this country.")

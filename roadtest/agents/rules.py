@@ -1,5 +1,6 @@
 """What the rules listed in meta.json ask of the expert's speed and gap, read from their parameters: one small
-limit per rule id, registered with _limit; any other rule's max_speed (or speed_limit) param is a plain cap."""
+limit per rule id, registered with _limit; the caps of the weather and light, and any other rule's max_speed (or
+speed_limit) param, come from roadtest.limits, as the monitors, traffic and report read them."""
 
 from __future__ import annotations
 
@@ -7,26 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from roadtest.agents.constraints import keeps
-from roadtest.units import canonical_unit, to_si
+from roadtest.limits import is_night, param_si, rule_cap
 
 __all__ = ["RuleLimits", "rule_limits", "param_si", "rule_param", "listed"]
 
-
-
-def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
-    """A rule parameter in SI units: a plain number (already SI) or {value, unit}."""
-    v = params.get(key)
-    if v is None:
-        return default
-    if isinstance(v, Mapping):
-        if v.get("value") is None:
-            return default
-        unit = v.get("unit")
-        return to_si(v["value"], unit) if unit and canonical_unit(unit) else float(v["value"])
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return default
 
 
 def rule_param(view: Mapping[str, Any], rule_id: str, key: str) -> float | None:
@@ -57,21 +42,20 @@ class RuleLimits:
             self.max_speed = v if self.max_speed is None else min(self.max_speed, v)
 
 
-def _night(env: Mapping[str, Any]) -> bool:
-    """Night as the night_speed monitor reads it: the sun below the horizon (or, without its elevation, a dim sun)."""
-    if env.get("sun_elevation") is not None:
-        return float(env["sun_elevation"]) < 0.0
-    return float(env.get("sun_intensity", 1.0)) < 0.2
-
-
 @dataclass(frozen=True)
 class _Tick:
-    """What a rule's limit reads of this tick: its own params (SI), the environment, the fog range, the zones."""
+    """What a rule's limit reads of this tick: its id and params (SI), the environment, the fog range, the zones."""
 
+    rid: str
     params: Mapping[str, Any]
     env: Mapping[str, Any]
     vis: float
     zones: list[Mapping[str, Any]]
+
+    @property
+    def cap(self) -> float | None:
+        """The cap roadtest.limits gives the rule now from the weather and light (None: none)."""
+        return rule_cap(self.rid, self.params, self.vis, is_night(self.env))
 
     def p(self, key: str, default: float | None = None) -> float | None:
         return param_si(self.params, key, default)
@@ -92,15 +76,14 @@ def _limit(*rule_ids: str) -> Callable[[Callable[[RuleLimits, _Tick], None]], Ca
 
 @_limit("fog_speed_limit")
 def _fog(out: RuleLimits, t: _Tick) -> None:
-    if t.vis <= (t.p("visibility_threshold", 50.0) or 50.0):
-        out.cap(t.p("fog_speed", 30 / 3.6))
+    out.cap(t.cap)
 
 
 @_limit("fog_expressway")
 def _fog_expressway(out: RuleLimits, t: _Tick) -> None:
+    out.cap(t.cap)
     for i in (3, 2, 1):
         if t.vis < (t.p(f"vis{i}") or -1.0):
-            out.cap(t.p(f"speed{i}"))
             gap = t.p(f"gap{i}")
             if gap is not None:
                 out.min_gap = max(out.min_gap, gap)
@@ -109,8 +92,7 @@ def _fog_expressway(out: RuleLimits, t: _Tick) -> None:
 
 @_limit("night_speed")
 def _night_speed(out: RuleLimits, t: _Tick) -> None:
-    if _night(t.env):
-        out.cap(t.p("night_speed"))
+    out.cap(t.cap)
 
 
 def _zone_cap(kind: str, param: str) -> Callable[[RuleLimits, _Tick], None]:
@@ -151,10 +133,7 @@ def _yellow(out: RuleLimits, t: _Tick) -> None:
 
 def _generic(out: RuleLimits, t: _Tick) -> None:
     """Any other rule: its max_speed (or speed_limit) param caps the speed, below its visibility_threshold if it has one."""
-    generic = t.p("max_speed") or t.p("speed_limit")
-    threshold = t.p("visibility_threshold")
-    if generic is not None and (threshold is None or t.vis <= threshold):
-        out.cap(generic)
+    out.cap(t.cap)
 
 
 def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -> RuleLimits:
@@ -171,5 +150,5 @@ def rule_limits(view: Mapping[str, Any], ignore: frozenset[str] = frozenset()) -
         if rid in ignore:
             continue
         params = (rule.get("params") if isinstance(rule, Mapping) else None) or {}
-        _LIMITS.get(rid, _generic)(out, _Tick(params, env, vis, zones))
+        _LIMITS.get(rid, _generic)(out, _Tick(rid, params, env, vis, zones))
     return out

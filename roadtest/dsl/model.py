@@ -250,6 +250,11 @@ class Sign(_Model):
                             "lanes), their left or right, both, or overhead.")
     value: float | None = Field(None, description="Value shown on the sign in the sign's own unit (km/h for speed signs).")
     direction: Literal["forward", "backward"] = Field("forward", description="Traffic the sign faces.")
+    z: float | None = Field(None, ge=0.3, le=8.0, description="Height of the face's lower edge above the road, m "
+                                                                "(OpenDRIVE zOffset; default 2.0 at the roadside, 5.5 "
+                                                                "overhead on a gantry; e.g. 3.0 on an urban pole).")
+    size: float | None = Field(None, gt=0.2, le=3.0, description="Size of the face's longer side, m (OpenDRIVE width "
+                                                                 "and height; default 0.8).")
 
 
 class Ramp(_Model):
@@ -482,6 +487,9 @@ class Traffic(_Model):
     pedestrians: int = Field(0, ge=0, le=200, description="Background pedestrians.")
     crossing_share: float = Field(0.3, ge=0, le=1, description="Share of background pedestrians that cross at crosswalks.")
     seed: int = Field(0, ge=0, description="Seed of the background traffic (and of the variant).")
+    violators: float = Field(0.0, ge=0, le=1, description="Share of background vehicles that break the speed limit "
+                                                         "(desiring 1.1 to 1.3 times the limit in force), drawn with the "
+                                                         "seed; 0: every background driver obeys the law.")
 
 
 class RuleRef(_Model):
@@ -493,6 +501,9 @@ class Expect(_Model):
     reach_goal: bool = True
     timeout: Positive = Field(60.0, le=3600, description="Simulated time limit, s.")
     rules_hold: bool = True
+    stop_on_collision: bool = Field(False, description="End the run at the ego's first collision (Bench2Drive's "
+                                                       "practice); otherwise the crashed vehicles stay at rest and the "
+                                                       "run goes on to its timeout.")
 
 
 class Scenario(_Model):

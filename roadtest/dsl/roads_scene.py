@@ -87,7 +87,9 @@ def place_scene(sc, layout: Layout) -> dict:
             else:
                 t, z = side_t(piece, s, side, facing), 2.0
             sid = SIGN_ID_BASE + 10 * i + j
-            piece.signals.append(dict(id=sid, s=s, t=t, z=z, country=code["country"], type=code["type"],
+            z = sign.z if sign.z is not None else z
+            mount = {"width": sign.size, "height": sign.size} if sign.size is not None else {}
+            piece.signals.append(dict(id=sid, s=s, t=t, z=z, **mount, country=code["country"], type=code["type"],
                                       subtype=code.get("subtype", "-1"), value=sign.value,
                                       unit=code.get("unit") if sign.value is not None else None,
                                       orientation="+" if forward else "-", name=sign.id,

@@ -9,8 +9,8 @@ three departures so that a driver obeying the rules is not charged:
     TRAFFIC_RADIUS of it; oncoming or far-away traffic says nothing about how fast the ego could go;
   - lead: a tick is left out when a vehicle is ahead of the ego in its lane within the safe gap
     (LEAD_HEADWAY s at the ego's speed plus LEAD_STANDSTILL m), e.g. behind a truck it may not pass;
-  - cap: a tick is left out when the ego drives within CAP_MARGIN of the lowest limit in force
-    (road limit, last speed-limit sign passed, zone limit, and a fog rule's speed when visibility is low).
+  - cap: a tick is left out when the ego drives within CAP_MARGIN of the limit in force (roadtest.limits:
+    road limit, last speed-limit sign passed, zone limit, and the fog, night and zone rules' caps).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Sequence
 
 from roadtest.findings import Violation
 from roadtest.kinds import NOT_TRAFFIC
+from roadtest.limits import scene_limits, travel_direction
 from roadtest.sim.api import ActorState, WorldState
-from roadtest.units import speed_si
 
 __all__ = ["leaderboard_min_speed", "TRAFFIC_RADIUS", "LEAD_HEADWAY", "LEAD_STANDSTILL", "LEAD_HALF_WIDTH", "CAP_MARGIN",
            "detect_min_speed", "speed_cap", "excused"]
@@ -77,31 +77,11 @@ def leaderboard_min_speed(ticks: Sequence[tuple[WorldState, ActorState]], index:
 
 
 def speed_cap(st: WorldState, ego: ActorState, meta: dict) -> float | None:
-    """Lowest speed limit in force at the ego (m/s), from meta.json's scene and rules; None if none is known."""
-    scene = meta.get("scene") or {}
-    caps = [float(scene["speed_limit"])] if scene.get("speed_limit") else []
+    """Lowest speed limit in force at the ego (m/s), roadtest.limits' one computation; None if none is known."""
     ln = ego.lane
-    if ln is not None:
-        road, s = str(ln.road), ln.s
-        for z in scene.get("zones") or []:
-            if z.get("speed_limit") and str(z.get("road", road)) == road \
-                    and float(z.get("s_start", 0.0)) <= s <= float(z.get("s_end", 0.0)):
-                caps.append(float(z["speed_limit"]))
-        best = None  # (distance behind the ego, limit) of the nearest speed-limit sign passed
-        for sg in scene.get("signs") or []:
-            if "speed_limit" not in str(sg.get("id")) or sg.get("value") is None or str(sg.get("road")) != road:
-                continue
-            behind = (s - float(sg["s"])) * (-1.0 if sg.get("direction") == "backward" else 1.0)
-            if behind >= 0 and (best is None or behind < best[0]):
-                best = (behind, speed_si(sg["value"], sg.get("unit")))
-        if best:
-            caps.append(best[1])
-    for r in meta.get("rules") or []:
-        p = r.get("params") or {}
-        if "fog_speed" in p and "visibility_threshold" in p:
-            if st.environment.fog_visual_range <= float(p["visibility_threshold"]):
-                caps.append(float(p["fog_speed"]))
-    return min(caps) if caps else None
+    road, s = (str(ln.road), ln.s) if ln is not None else (None, 0.0)
+    d = travel_direction(ln.lane, str(meta.get("driving_side") or "right")) if ln is not None else 1
+    return scene_limits(meta).in_force(road, s, d, st.environment).value
 
 
 def excused(st: WorldState, ego: ActorState, meta: dict) -> bool:

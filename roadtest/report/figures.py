@@ -65,7 +65,7 @@ def speed_figure(run: RunData, path: Path) -> Path:
     v = [st.ego.speed * 3.6 for st in run.states if st.ego is not None]
     ax.plot(t, v, color="#1f5fbf", lw=1.4, label="ego speed")
     if run.signals is not None:
-        lim = np.array(run.signals["speed_limit"], dtype=float)
+        lim = np.array(run.limit_series(), dtype=float)
         lim = np.where(lim >= 999.0, np.nan, lim * 3.6)
         if np.isfinite(lim).any():
             ax.step(run.signals.time, lim, where="post", color="#303030", lw=1.2, ls="--", label="limit in force")

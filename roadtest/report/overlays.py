@@ -163,8 +163,26 @@ def _weather(env) -> str:
         parts.append(f"fog, visibility {env.fog_visual_range:.0f} m")
     if env.precipitation not in ("dry", "none") and env.precipitation_intensity > 0:
         parts.append(f"{env.precipitation} {env.precipitation_intensity:.1f}")
-    parts.append("night" if env.sun_elevation < 0 else "day")
+    parts.append(light_name(env))
     return "weather: " + ", ".join(parts)
+
+
+TWILIGHT = math.radians(6.0)  # civil twilight ends with the sun 6 degrees below the horizon
+
+
+def light_name(env) -> str:
+    """The light as a driver names it: night with the sun more than 6 degrees below the horizon (civil twilight
+    over), dawn or dusk within 6 degrees of it (morning or evening by the local time), day above."""
+    el = float(env.sun_elevation)
+    if el <= -TWILIGHT:
+        return "night"
+    if el < TWILIGHT:
+        try:
+            hour = int(str(env.time_of_day).split("T")[-1][:2])
+        except ValueError:
+            hour = 12
+        return "dawn" if hour < 12 else "dusk"
+    return "day"
 
 
 def _violated_now(run: RunData, rule_id: str, i: int) -> bool:

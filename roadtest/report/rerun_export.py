@@ -78,7 +78,7 @@ def _series(rec, rr, run: RunData) -> None:
     if ego_t:
         send("plots/speed", ego_t, speed)
     if run.signals is not None:
-        lim = [(v * 3.6 if v < 999.0 else math.nan) for v in run.signals["speed_limit"]]
+        lim = [(v * 3.6 if v < 999.0 else math.nan) for v in run.limit_series()]
         send("plots/speed_limit", run.signals.time, lim)
         for r in run.rules or []:
             vs = [float(np.clip(v, -ROBUST_CLIP, ROBUST_CLIP)) if math.isfinite(v) else math.nan for v in r.robustness]

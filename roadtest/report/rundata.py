@@ -69,12 +69,17 @@ class RunData:
         k = bisect.bisect_right(self._agent_times, t + 1e-9) - 1
         return k if k >= 0 else None
 
+    def limit_series(self) -> list[float]:
+        """The limit in force (roadtest.limits: posted limit and the rules' fog, night and zone caps) per signal tick;
+        signals extracted before it existed give their posted speed_limit."""
+        return self.signals.values.get("limit_in_force") or self.signals["speed_limit"]
+
     def speed_limit_at(self, i: int) -> float | None:
         """Limit in force (m/s) at state i, None when unknown."""
         k = self.signal_index(i)
         if k is None:
             return None
-        v = self.signals["speed_limit"][k]
+        v = self.limit_series()[k]
         return None if v >= 999.0 or not math.isfinite(v) else v
 
     def violations(self) -> list[tuple[str, float, float]]:

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from roadtest.kinds import RULE_NON_VEHICLES, RULE_VRUS
+from roadtest.limits import scene_limits, sign_limit
 from roadtest.sim.api import ActorState, Trace, WorldState
 from roadtest.sim.route_path import wrap_angle
-from roadtest.units import speed_si
 
 __all__ = ["VOCABULARY", "NONE", "Signals", "extract_signals", "signal", "STOP_ZONE", "LINE_MATCH"]
 
@@ -43,6 +43,8 @@ VOCABULARY: dict[str, tuple[str, str]] = {
     "ego_speed": ("m/s", "ego speed along its heading"),
     "ego_accel": ("m/s^2", "ego longitudinal acceleration"),
     "speed_limit": ("m/s", "limit in force: road limit, last speed sign passed, zone limit (min); NONE if unknown"),
+    "limit_in_force": ("m/s", "roadtest.limits: speed_limit lowered by the caps of the scene's rules (fog, night, "
+                              "school and work zones) in force now; NONE if unknown"),
     "zone_speed_limit": ("m/s", "limit of the zone the ego is in; NONE outside or when the zone has none"),
     "visibility": ("m", "fog visual range"),
     "night": ("±1", "sun below the horizon"),
@@ -126,13 +128,6 @@ def _is_give_way(sg: Mapping[str, Any]) -> bool:
     return k in ("give_way", "yield", "205") or k.startswith("give_way") or k.startswith("yield")
 
 
-def _sign_limit(sg: Mapping[str, Any]) -> float | None:
-    k = _kind(sg)
-    if "speed" not in k or "min" in k or "end" in k or sg.get("value") is None:
-        return None
-    return speed_si(sg["value"], sg.get("unit"))
-
-
 def _road_ok(feature: Mapping[str, Any], road: str) -> bool:
     r = feature.get("road")
     return r is None or str(r) == road
@@ -187,7 +182,7 @@ class _Scene:
         taken = {(str(r), round(s, 3)) for _, r, s in every_light} | {(str(r), round(s, 3)) for r, s in self.stop_lines}
         self.plain_lines = [(ln.get("road"), float(ln["s"])) for ln in lines
                             if (str(ln.get("road")), round(float(ln["s"]), 3)) not in taken]
-        self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := _sign_limit(sg)) is not None]
+        self.limit_signs = [(sg.get("road"), float(sg.get("s", 0.0)), v) for sg in signs if (v := sign_limit(sg)) is not None]
         self.no_entry = [(sg.get("road"), float(sg.get("s", 0.0))) for sg in signs if "no_entry" in _kind(sg) or _kind(sg) == "267"]
         self.zones = [dict(z) for z in sc.get("zones") or []]
         self.crosswalks = [(cw.get("road"), float(cw["s_start"]), float(cw["s_end"])) for cw in sc.get("crosswalks") or []]
@@ -230,6 +225,7 @@ class _Run:
     def __init__(self, meta: Mapping[str, Any], tick: float):
         self.side = str(meta.get("driving_side") or "right")
         self.sc = _Scene(meta)
+        self.limits = scene_limits(meta)
         self.tick = tick
         self.prev: ActorState | None = None
         self.motion_dir, self.first_dir, self.start_road = 0, 0, None
@@ -447,6 +443,15 @@ class _Tick:
     def still(self) -> bool:
         return abs(self.e.speed) < STOPPED
 
+    @_once
+    def limit_here(self) -> Any:
+        """roadtest.limits' Limit here and now, after latching the last limit sign the ego's front passed."""
+        for r, s, lim in self.sc.limit_signs:
+            if self.on_road(r) and self.crossed(s):
+                self.run.limit_sign = lim
+        road = self.road if self.ln is not None else None
+        return self.run.limits.in_force(road, self.s_c, self.d, self.st.environment, passed=self.run.limit_sign)
+
 
 _PRODUCERS: dict[str, Callable[[_Tick], float]] = {}  # signal name -> its value at a tick
 
@@ -474,11 +479,13 @@ signal("zone_speed_limit")(lambda t: t.zones[2])
 
 @signal("speed_limit")
 def _speed_limit(t: _Tick) -> float:
-    """The least of the road's limit, the last limit sign passed (latched) and the zone's."""
-    for r, s, lim in t.sc.limit_signs:
-        if t.on_road(r) and t.crossed(s):
-            t.run.limit_sign = lim
-    return min(x for x in (t.sc.road_limit, t.run.limit_sign, t.zones[2], NONE) if x is not None)
+    """The posted limit: the least of the road's limit, the last limit sign passed (latched) and the zone's."""
+    return NONE if t.limit_here.posted is None else t.limit_here.posted
+
+
+@signal("limit_in_force")
+def _limit_in_force(t: _Tick) -> float:
+    return NONE if t.limit_here.value is None else t.limit_here.value
 
 
 signal("lane_change")(lambda t: _b(t.lane_changed))

@@ -191,13 +191,13 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
                 save_sensors: bool = False, agent_config: Path | None = None,
-                backend_options: dict[str, Any] | None = None) -> int:
+                backend_options: dict[str, Any] | None = None, stop_on_collision: bool = False) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
     `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
     `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png;
-    `agent_config` is the agent's config file."""
+    `agent_config` is the agent's config file; `stop_on_collision` ends every run at the ego's first collision."""
     limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
@@ -252,6 +252,8 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         extra["save_sensors"] = True
     if backend_options:
         extra["backend_options"] = dict(backend_options)
+    if stop_on_collision:
+        extra["stop_on_collision"] = True
     jobs = plan_jobs(write_bundles(items, out), agent, seeds, seed, tick, out, timeout, backend, trace_csv, extra,
                      agent_config)
     todo = [j for j in jobs if j.run_id not in existing]

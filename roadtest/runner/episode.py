@@ -281,7 +281,8 @@ def execute_run(job: Job) -> dict[str, Any]:
             options["record_dir"] = str(run_dir)  # CARLA's recorder file beside the trace
         if isinstance(meta.get("params"), dict):
             record["params"] = dict(meta["params"])  # a distribution's variant: the parameter values it ran with
-        trace = run_episode(bundle, job.seed, job.agent, SimSettings(tick=job.tick), job.backend,
+        settings = SimSettings(tick=job.tick, stop_on_collision=bool(job.extra.get("stop_on_collision")))
+        trace = run_episode(bundle, job.seed, job.agent, settings, job.backend,
                             deadline=start + job.timeout, trace_csv=job.trace_csv,
                             sensors=job.extra.get("sensors"),
                             save_sensors=run_dir / "sensors" if job.extra.get("save_sensors") else None,

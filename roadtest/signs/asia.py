@@ -4,7 +4,7 @@ CN: red-ringed prohibitions with black symbols and a red bar, yellow warning tri
 borders, blue mandatory discs and blue indication panels, the octagonal 停 stop sign, a 让 give-way
 triangle. JP: red-ringed regulatory discs with blue figures, blue mandatory discs, yellow warning
 diamonds, the inverted red 止まれ triangle; an "end" is the restriction's sign above an end plate
-(ここまで). Where no CJK font is installed the kanji are left off (see `roadtest.signs.fonts`).
+(ここまで). The kanji come from the shipped glyph atlas (see `roadtest.signs.fonts`).
 """
 
 from __future__ import annotations

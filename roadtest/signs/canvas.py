@@ -140,9 +140,7 @@ class Canvas:
     def text(self, s: str, x0: float, y0: float, x1: float, y1: float, color: Sequence[int], *,
              font: str = "sans-bold", squeeze: float = 1.0, align: str = "center") -> None:
         """Fit text into the box (keeping its aspect, narrowed by `squeeze`), centred vertically."""
-        glyphs = fonts.render(s, font)
-        if glyphs is None:
-            return
+        glyphs = fonts.render(s, font)  # raises when a glyph is not shipped: never a blank legend
         gh, gw = glyphs.shape
         bw, bh = (x1 - x0) * self.k, (y1 - y0) * self.k
         f = min(bh / gh, bw / (gw * squeeze))

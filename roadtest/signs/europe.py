@@ -65,7 +65,12 @@ def recipes(country: str) -> dict[str, Face]:
     add("minimum_speed", DISC, ("blue", "white"), minimum)
 
     add("stop", ("octagon", 1.0, 1.0), ("red", "white"), lambda cv, v: stop_octagon(cv, st, squeeze=0.85))
-    add("yield", INV, ("red", "white"), lambda cv, v: give_way(cv, st, border=0.11 if gb else 0.1))
+    def yield_(cv: Canvas, v: float | None) -> None:
+        give_way(cv, st, border=0.11 if gb else 0.1)
+        if gb:  # TSRGD diagram 602: the legend GIVE over WAY in black in the triangle's wide part
+            cv.text("GIVE", 0.32, 0.175, 0.68, 0.295, st.black, squeeze=0.9)
+            cv.text("WAY", 0.38, 0.32, 0.62, 0.42, st.black, squeeze=0.9)
+    add("yield", INV, ("red", "white", "black") if gb else ("red", "white"), yield_)
 
     def cars(cv: Canvas, left: tuple[int, int, int], right: tuple[int, int, int]) -> None:
         cv.fill(sy.car_rear(0.31, 0.52, 0.3), left)

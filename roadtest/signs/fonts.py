@@ -1,102 +1,119 @@
-"""Fonts for sign faces: TrueType files that ship with packages, rasterised with Pillow.
+"""Glyphs for sign faces, read from the glyph atlases that ship in `roadtest/sign_assets/glyphs/`.
 
-Latin: DejaVu Sans Bold (Debian fonts-dejavu-core, or the copy matplotlib bundles); condensed by the
-recipes where a national face (DIN 1451, Transport, Highway Gothic) is narrower. CJK: WenQuanYi Micro Hei
-(Debian fonts-wqy-microhei) or Noto Sans CJK (Debian fonts-noto-cjk). Where no TrueType font or no
-Pillow is found, Latin text falls back to OpenCV's Hershey font and CJK text is left off the face.
+No system font is read at run time: `scripts/render_sign_assets.py` rasterised every character a face
+can show once (Latin: DejaVu Sans Bold; CJK: WenQuanYi Micro Hei; sources and hashes in glyphs.json),
+and a legend is composed from those masks with the font's advances and kerning, so every machine draws
+the same bytes. A character without a shipped glyph is an error (`SignAssetError`), never a blank face.
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["font_path", "render", "has_cjk", "font_report"]
+__all__ = ["SignAssetError", "GLYPH_DIR", "GLYPH_PX", "render", "glyph_kind", "glyph_chars", "font_report",
+           "compose", "has_cjk"]
 
-_CANDIDATES = {
-    "sans-bold": ["truetype/dejavu/DejaVuSans-Bold.ttf", "truetype/dejavu/DejaVuSansCondensed-Bold.ttf"],
-    "cjk": ["truetype/wqy/wqy-microhei.ttc", "opentype/noto/NotoSansCJK-Bold.ttc", "opentype/noto/NotoSansCJK-Regular.ttc",
-            "truetype/wqy/wqy-zenhei.ttc", "truetype/droid/DroidSansFallbackFull.ttf"],
-}
-_ROOTS = [Path("/usr/share/fonts"), Path("/usr/local/share/fonts")]
+GLYPH_DIR = Path(__file__).resolve().parent.parent / "sign_assets" / "glyphs"
+GLYPH_PX = 160  # the size (px per em) the atlases were rasterised at
 
 
-def _matplotlib_font(name: str) -> Path | None:
-    try:
-        from importlib.util import find_spec
-
-        spec = find_spec("matplotlib")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    p = Path(list(spec.submodule_search_locations)[0]) / "mpl-data" / "fonts" / "ttf" / name
-    return p if p.is_file() else None
-
-
-@lru_cache(maxsize=None)
-def font_path(kind: str) -> Path | None:
-    """The TrueType file used for `kind` ("sans-bold" or "cjk"), or None."""
-    for rel in _CANDIDATES[kind]:
-        for root in _ROOTS:
-            if (root / rel).is_file():
-                return root / rel
-    return _matplotlib_font("DejaVuSans-Bold.ttf") if kind == "sans-bold" else None
-
-
-def has_cjk() -> bool:
-    return font_path("cjk") is not None and _pillow() is not None
-
-
-def font_report() -> str:
-    """One line naming the fonts in use (for `roadtest signs list`)."""
-    latin = font_path("sans-bold") if _pillow() else None
-    return (f"fonts: latin={latin or 'OpenCV Hershey (no TrueType font or no Pillow)'}; "
-            f"cjk={font_path('cjk') if has_cjk() else 'none (CJK text left off)'}")
-
-
-def _pillow():
-    try:
-        from PIL import ImageFont
-    except ImportError:
-        return None
-    return ImageFont
+class SignAssetError(RuntimeError):
+    """A sign face needs an asset (a glyph, a face) that the package does not hold."""
 
 
 def _is_cjk(s: str) -> bool:
     return any(ord(ch) > 0x2E80 for ch in s)
 
 
-@lru_cache(maxsize=512)
-def render(text: str, kind: str = "sans-bold") -> np.ndarray | None:
-    """A tight uint8 coverage mask of `text` (one line), or None where no font can draw it."""
-    kind = "cjk" if _is_cjk(text) else kind
-    ImageFont = _pillow()
-    path = font_path(kind)
-    if ImageFont is None or path is None:
-        return None if kind == "cjk" else _hershey(text)
-    from PIL import Image, ImageDraw
-
-    font = ImageFont.truetype(str(path), 160)
-    left, top, right, bottom = font.getbbox(text)
-    img = Image.new("L", (right - left + 8, bottom - top + 8), 0)
-    ImageDraw.Draw(img).text((4 - left, 4 - top), text, fill=255, font=font)
-    return _crop(np.asarray(img, np.uint8))
+def glyph_kind(text: str, kind: str = "sans-bold") -> str:
+    """The atlas a legend is drawn from: "cjk" when it holds any CJK character, else `kind`."""
+    return "cjk" if _is_cjk(text) else kind
 
 
-def _hershey(text: str) -> np.ndarray | None:
+@lru_cache(maxsize=1)
+def _index() -> dict[str, Any]:
+    path = GLYPH_DIR / "glyphs.json"
+    if not path.is_file():
+        raise SignAssetError(f"{path}: the sign glyph index is missing (run scripts/render_sign_assets.py)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _atlas(kind: str) -> np.ndarray:
     import cv2
 
-    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, 4.0, 9)
-    img = np.zeros((h + base + 20, w + 20), np.uint8)
-    cv2.putText(img, text, (10, h + 10), cv2.FONT_HERSHEY_DUPLEX, 4.0, 255, 9, cv2.LINE_AA)
-    return _crop(img)
+    entry = _index()["kinds"].get(kind)
+    if entry is None:
+        raise SignAssetError(f"no glyph atlas {kind!r} in {GLYPH_DIR} (have {', '.join(sorted(_index()['kinds']))})")
+    path = GLYPH_DIR / entry["atlas"]
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 2:
+        raise SignAssetError(f"{path}: not a greyscale PNG glyph atlas")
+    return img
 
 
-def _crop(m: np.ndarray) -> np.ndarray | None:
-    ys, xs = np.nonzero(m)
-    if len(ys) == 0:
-        return None
-    return np.ascontiguousarray(m[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+def glyph_chars(kind: str) -> set[str]:
+    """The characters the `kind` atlas holds."""
+    return set(_index()["kinds"][kind]["glyphs"])
+
+
+def compose(text: str, glyphs: dict[str, list[float]], kern: dict[str, float], atlas: np.ndarray) -> np.ndarray:
+    """A tight coverage mask of `text`: each glyph's mask placed at its pen position (advance plus kerning)
+    relative to a common baseline, overlaps taking the larger coverage."""
+    placed = []
+    pen = 0.0
+    prev = None
+    for ch in text:
+        if ch not in glyphs:
+            raise KeyError(ch)
+        ax, ay, w, h, ox, oy, adv = glyphs[ch]
+        if prev is not None:
+            pen += kern.get(prev + ch, 0.0)
+        if w > 0 and h > 0:
+            placed.append((int(round(pen + ox)), int(oy), atlas[int(ay):int(ay) + int(h), int(ax):int(ax) + int(w)]))
+        pen += adv
+        prev = ch
+    if not placed:
+        raise SignAssetError(f"sign legend {text!r} has no visible glyph")
+    x0 = min(x for x, _, _ in placed)
+    y0 = min(y for _, y, _ in placed)
+    x1 = max(x + m.shape[1] for x, _, m in placed)
+    y1 = max(y + m.shape[0] for _, y, m in placed)
+    out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for x, y, m in placed:
+        region = out[y - y0:y - y0 + m.shape[0], x - x0:x - x0 + m.shape[1]]
+        np.maximum(region, m, out=region)
+    return out
+
+
+@lru_cache(maxsize=512)
+def render(text: str, kind: str = "sans-bold") -> np.ndarray:
+    """A tight uint8 coverage mask of `text` (one line) from the shipped atlas; read-only."""
+    kind = glyph_kind(text, kind)
+    entry = _index()["kinds"].get(kind)
+    if entry is None:
+        raise SignAssetError(f"no glyph atlas {kind!r} for sign legend {text!r}")
+    missing = sorted({ch for ch in text if ch not in entry["glyphs"]})
+    if missing:
+        raise SignAssetError(f"sign legend {text!r} needs glyphs {''.join(missing)!r} that {GLYPH_DIR / entry['atlas']} "
+                             "does not hold (add them with scripts/render_sign_assets.py)")
+    out = compose(text, entry["glyphs"], entry.get("kern", {}), _atlas(kind))
+    out.setflags(write=False)
+    return out
+
+
+def has_cjk() -> bool:
+    """Whether the shipped atlases draw CJK legends (they do; kept for callers that ask)."""
+    return "cjk" in _index()["kinds"]
+
+
+def font_report() -> str:
+    """One line naming the glyph atlases in use (for `roadtest signs list`)."""
+    kinds = _index()["kinds"]
+    return "glyphs: " + "; ".join(f"{k}={v['font']} ({len(v['glyphs'])} glyphs, shipped in {GLYPH_DIR.name}/{v['atlas']})"
+                                  for k, v in sorted(kinds.items()))

@@ -43,7 +43,8 @@ _KINDS = {
     "bus": "bus", "tram": "bus", "train": "bus", "motorbike": "motorcycle", "motorcycle": "motorcycle",
     "bicycle": "bicycle", "pedestrian": "pedestrian", "wheelchair": "pedestrian", "animal": "pedestrian",
     "emergency": "emergency", "officer": "officer", "police_officer": "officer", "static": "static",
-    "miscobject": "static", "obstacle": "static", "barrier": "static", "pole": "static", "tree": "static",
+    "miscobject": "static", "misc": "static", "obstacle": "static", "barrier": "static", "cone": "static",
+    "pole": "static", "tree": "static",
 }
 _TRUE = {"true", "1", "on", "yes"}
 _new = object.__new__
@@ -99,6 +100,9 @@ class EmbeddedSimulation(Simulation):
         self._goal = (float(goal["x"]), float(goal["y"])) if "x" in goal and "y" in goal else None
         self._goal_dir = _final_direction((self.meta.get("route") or {}).get("waypoints") or [])
         self._timeout = (self.meta.get("expect") or {}).get("timeout")
+        self._stop_on_collision = bool(settings.stop_on_collision or (self.meta.get("expect") or {}).get("stop_on_collision"))
+        self._crashed: dict[str, tuple[float, float, float]] = {}  # actor id -> the pose it came to rest at
+        self._agent_driven = False
         self.traffic: Traffic | None = None
         tcfg = self.meta.get("traffic") or {}
         if settings.traffic and self.network is not None and (tcfg.get("density") or tcfg.get("vehicles")
@@ -108,7 +112,11 @@ class EmbeddedSimulation(Simulation):
             # storyboard actors do not react to traffic: keep their path clear (the ego's is the agent's business)
             corridors = [(e.x, e.y, e.h, max(e.speed, 0.0)) for e in active if e.role != "ego"]
             limit = (self.meta.get("scene") or {}).get("speed_limit")
-            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, corridors=corridors, speed_limit=limit)
+            from roadtest.limits import scene_limits
+
+            self.traffic = Traffic(self.network, tcfg, self.seed, avoid=avoid, corridors=corridors, speed_limit=limit,
+                                   limits=scene_limits(self.meta) if self.meta else None,
+                                   environment=self.engine.environment)
         self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
             if self.network is not None else None
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
@@ -142,8 +150,10 @@ class EmbeddedSimulation(Simulation):
         if control is not None and t < -1e-9 and getattr(self.engine, "ghosts", None):
             control = None  # a ghost's head start: only ghosts move before time 0, the agent's ego waits too
         external = frozenset({self.ego_id}) if control is not None and self.ego_id else frozenset()
+        self._agent_driven = bool(external)
         # Phase 1: every actor decides on the frozen snapshot (self.state and the engine's unmoved entities).
         if self.traffic is not None:
+            self.traffic.environment = self.engine.environment
             self.traffic.decide(self._obstacles(), self.state.signals, dt)
         new_ego = None
         if external:
@@ -161,10 +171,20 @@ class EmbeddedSimulation(Simulation):
 
                 control = apply_overrides(control, ov, e.max_steer)
             new_ego = step_bicycle(self._bike, control, params, dt)
+            if self.ego_id in self._crashed:  # at rest where the impact left it, whatever the agent asks
+                b = self._bike
+                new_ego = BicycleState(x=b.x, y=b.y, h=b.h, speed=0.0, steer=b.steer, accel=-b.speed / dt)
         else:
             self._bike = None
         # Phase 2: everything integrates.
         self.engine.step(t, external, self._engine_events)
+        for name, (x, y, h) in self._crashed.items():
+            e = self.engine.entities.get(name)
+            if e is not None and name != self.ego_id:
+                was = e.speed
+                e.x, e.y, e.h, e.speed, e.yaw_rate = x, y, h, 0.0, 0.0
+                e.accel = -was / dt if was else 0.0
+                e.lane = None
         if self.traffic is not None:
             self.traffic.integrate(dt)
             if self.traffic._left:
@@ -189,8 +209,8 @@ class EmbeddedSimulation(Simulation):
             return Termination.COMPLETED, getattr(self.engine, "end_reason", "") or "storyboard stop trigger"
         if any(ev.kind == "goal_reached" for ev in state.events):
             return Termination.COMPLETED, "ego reached the route goal"
-        if self.settings.stop_on_collision and any(ev.kind == "collision" and self.ego_id in (ev.actor, ev.other)
-                                                   for ev in state.events):
+        if self._stop_on_collision and any(ev.kind == "collision" and self.ego_id in (ev.actor, ev.other)
+                                           for ev in state.events):
             return Termination.COLLISION, "ego collided"
         if self._timeout is not None and state.time >= float(self._timeout) - 1e-9:
             return Termination.TIMEOUT, f"scenario timeout {self._timeout} s reached"
@@ -259,6 +279,8 @@ class EmbeddedSimulation(Simulation):
             boxes = [a for a in actors if a.visible]
             new, current = self.detector.collisions(boxes, first=self.ego_id)
             events.extend(new)
+            if self._agent_driven and new:
+                self._impact(new, actors)
             self._engine_events = current
             ego = actors[ego_k] if ego_k >= 0 else None
             if ego is not None and self.network is not None:
@@ -277,6 +299,30 @@ class EmbeddedSimulation(Simulation):
         d["environment"] = self.engine.environment
         d["events"] = tuple(events)
         return ws
+
+    def _impact(self, new: list[Event], actors: list[ActorState]) -> None:
+        """The impact model: a collision of the agent's ego with another road user or an object is perfectly
+        plastic and ends in a stop within the overlap. From the next tick both stay at rest where they touched
+        (the ego whatever the agent asks, a storyboard actor whatever its actions say, a background vehicle
+        whatever its driver model wants); a static object is at rest already. trace.info["crashes"] records each
+        impact: time, the two ids and their speeds at contact."""
+        by_id = {a.id: a for a in actors}
+        for ev in new:
+            if self.ego_id not in (ev.actor, ev.other) or ev.other is None:
+                continue
+            for name in (ev.actor, ev.other):
+                if name in self._crashed or name not in by_id:
+                    continue
+                a = by_id[name]
+                if name == self.ego_id or name in self.engine.entities:
+                    e = self.engine.entities[name]
+                    self._crashed[name] = (e.x, e.y, e.h)
+                elif self.traffic is not None and self.traffic.crash(name):
+                    self._crashed[name] = (a.x, a.y, a.h)
+            self.trace.info.setdefault("crashes", []).append(
+                {"time": self.time, "ego": ev.actor, "other": ev.other, "other_kind": ev.data.get("other_kind"),
+                 "ego_speed": by_id[ev.actor].speed, "other_speed": by_id[ev.other].speed if ev.other in by_id else 0.0,
+                 "model": "plastic: both at rest within the overlap"})
 
     def _track(self, a: ActorState):
         """The ego's LaneMatch from its last one when it is still inside that lane (a local projection on the

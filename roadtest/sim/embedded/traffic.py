@@ -2,6 +2,12 @@
 through junctions, signals obeyed, yielding at unsignalised junctions (junctions.py) and to pedestrians on
 crosswalks, pedestrians on sidewalks and crosswalks (walkers.py); everything seeded from meta.traffic.
 
+Speeds obey the limit in force (roadtest.limits, as the monitors compute it: the lane's posted limit, signs
+passed, zones, the scene's fog and night caps): a driver's desired speed is a share of it drawn once, 0.85 to
+1.0 (a tenth of the vehicles are trucks at 0.85 of that), re-read as the vehicle moves and the weather changes,
+so IDM approaches it from below. Only a scene that asks for them (`traffic: {violators: share}`) has
+rule-breakers: that seeded share of vehicles desires 1.1 to 1.3 times the limit.
+
 Per tick every actor is indexed by lane and sorted by s once; a vehicle's leader is the next entry of its lane
 (the successor lane is searched only for the first of a lane), and IDM and the move along the sampled lane
 centre run inline. Plain Python on purpose: at the tens of vehicles a scenario has, numpy's per-call cost
@@ -36,6 +42,8 @@ CORRIDOR_HALF_WIDTH = 5.5  # m either side of its heading line: its lane and the
 _DEAD_END = ("", 0)  # the chosen successor of a lane that has none
 SIGNAL_REFRESH = 20.0  # m travelled before the signals ahead are looked up again
 DEFAULT_SPEED = 13.9  # m/s when the map and meta give no limit
+LIMIT_REFRESH = 10.0  # m travelled before the limit in force at a vehicle is looked up again
+VIOLATOR_DESIRE = (1.1, 1.3)  # a rule-breaker's desired speed, times the limit in force
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,10 @@ class TrafficVehicle:
     yaw_rate: float = 0.0
     t: float = 0.0  # m, road-frame lateral offset of the centre
     sig_cache: tuple | None = None  # (road, lane, s, [(dynamic signal, distance)]) from the last look-up
+    desire: float = 1.0  # desired speed / limit in force
+    violator: bool = False
+    limit_key: tuple | None = None  # (road, lane, s, environment) of the last limit look-up
+    crashed: bool = False  # came to rest in a collision (the simulator's impact model): stays where it stopped
     alive: bool = True
 
     junction: dict = field(default_factory=dict)  # JunctionRules' bookkeeping: arrival time, stop made
@@ -125,10 +137,13 @@ class Traffic:
 
     def __init__(self, network, config: Mapping[str, Any] | None, seed: int, *, avoid: Sequence[tuple[float, float]] = (),
                  corridors: Sequence[tuple[float, float, float, float]] = (), speed_limit: float | None = None,
-                 idm: IDM | None = None):
+                 idm: IDM | None = None, limits=None, environment=None):
         self.net = network
         self.p = idm or IDM()
         cfg = dict(config or {})
+        self.limits = limits  # roadtest.limits.SceneLimits of the scene, or None (the map's limits alone)
+        self.environment = environment  # the tick's Environment: the simulator sets it before decide()
+        self.violators = float(cfg.get("violators", 0.0) or 0.0)
         self.rng = random.Random(int(cfg.get("seed", 0)) * 1_000_003 + int(seed))
         self.default_speed = speed_limit or DEFAULT_SPEED
         self.table = LaneTable(network)
@@ -190,17 +205,46 @@ class Traffic:
         self._count += 1
         rng = random.Random(self.rng.getrandbits(64))
         truck = rng.random() < 0.1
-        limit = self.net.speed_limit(road, lane, s) or self.default_speed
-        v0 = limit * rng.uniform(0.85, 1.05) * (0.85 if truck else 1.0)
+        desire = min(rng.uniform(0.85, 1.05), 1.0) * (0.85 if truck else 1.0)
+        violator = self.violators > 0.0 and rng.random() < self.violators
+        if violator:
+            desire = rng.uniform(*VIOLATOR_DESIRE)
+        v0 = desire * self._limit_at(road, lane, s, self.net.lane_direction(road, lane))
         lo, hi = self.extent(road, lane)
         s = min(max(s + rng.uniform(-3.0, 3.0), lo), hi)
         v = TrafficVehicle(id=f"traffic_{i}", kind="truck" if truck else "car", length=8.0 if truck else 4.5,
                            width=2.5 if truck else 1.85, height=3.2 if truck else 1.5, road=road, lane=lane, s=s,
                            dir=self.net.lane_direction(road, lane), speed=0.8 * v0, v0=v0, rng=rng,
-                           mobil_clock=(i % 20) * MOBIL_PERIOD / 20)
+                           mobil_clock=(i % 20) * MOBIL_PERIOD / 20, desire=desire, violator=violator)
         self._pose(v)
         self.vehicles.append(v)
         return v
+
+    def _limit_at(self, road: str, lane: int, s: float, d: int) -> float:
+        """The limit in force (m/s) for a vehicle at (road, lane, s) driving direction d: the map's lane limit (or
+        the scene's road limit) lowered by roadtest.limits' signs, zones and rule caps."""
+        limit = self.net.speed_limit(road, lane, s) or self.default_speed
+        if self.limits is not None:
+            here = self.limits.in_force(str(road), s, d, self.environment if self.environment is not None else {})
+            if here.value is not None and here.value < limit:
+                limit = here.value
+        return limit
+
+    def _update_v0(self, v: TrafficVehicle) -> None:
+        key = v.limit_key
+        if key is not None and key[0] == v.road and key[1] == v.lane and abs(v.s - key[2]) < LIMIT_REFRESH \
+                and key[3] is self.environment:
+            return
+        v.limit_key = (v.road, v.lane, v.s, self.environment)
+        v.v0 = max(v.desire * self._limit_at(v.road, v.lane, v.s, v.dir), 0.5)
+
+    def crash(self, vehicle_id: str) -> bool:
+        """Bring a background vehicle to rest for good (it was in a collision); False when no such vehicle."""
+        for v in self.vehicles:
+            if v.id == vehicle_id:
+                v.crashed = True
+                return True
+        return False
 
     def refill(self, avoid: Sequence[tuple[float, float]]) -> None:
         """Replace vehicles that left the network at dead ends, out of sight: REFILL_CLEAR m from every
@@ -329,6 +373,10 @@ class Traffic:
         p = self.p
         pa, pdelta, s0, T, inv2sqrt = p.a, p.delta, p.s0, p.T, 1.0 / (2.0 * math.sqrt(p.a * p.b))
         for v in self.vehicles:
+            if v.crashed:
+                v.accel, v.lc_target = -v.speed / dt, None  # at rest from this tick on
+                continue
+            self._update_v0(v)
             e = lead.get(v.id)
             if e is not None:
                 gap, ls = abs(e.s - v.s) - 0.5 * (v.length + e.length), e.speed

@@ -89,6 +89,9 @@ class Signal:
     dynamic: bool
     name: str
     validity: tuple[tuple[int, int], ...]  # (fromLane, toLane) pairs; empty = all lanes of its direction
+    z_offset: float | None = None  # m, the face's lower edge above the road (OpenDRIVE zOffset); None: not given
+    width: float | None = None  # m, the signal's width (OpenDRIVE width); None: not given
+    height: float | None = None  # m, the signal's height (OpenDRIVE height); None: not given
 
 
 @dataclass(frozen=True)

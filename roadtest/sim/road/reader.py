@@ -369,7 +369,13 @@ def _signal(cx: _Ctx, el, road: str) -> Signal:
     return Signal(id=cx.s(el, "id"), road=road, s=cx.f(el, "s"), t=cx.f(el, "t", 0.0),
                   country=el.get("country", ""), type=el.get("type", ""), subtype=el.get("subtype", "-1"),
                   value=value, unit=el.get("unit"), orientation=ori, dynamic=el.get("dynamic", "no") == "yes",
-                  name=el.get("name", ""), validity=_validity(cx, el))
+                  name=el.get("name", ""), validity=_validity(cx, el), z_offset=_opt(cx, el, "zOffset"),
+                  width=_opt(cx, el, "width"), height=_opt(cx, el, "height"))
+
+
+def _opt(cx: _Ctx, el, name: str) -> float | None:
+    """An optional numeric attribute: None when absent or empty."""
+    return cx.f(el, name) if el.get(name) not in (None, "") else None
 
 
 def _object(cx: _Ctx, el) -> RawObject:
@@ -432,4 +438,5 @@ def _resolve_signal_refs(cx: _Ctx, root, roads: dict[str, Road]) -> None:
             road.signals.append(Signal(id=base.id, road=road.id, s=cx.f(ref, "s"), t=cx.f(ref, "t", 0.0),
                                        country=base.country, type=base.type, subtype=base.subtype, value=base.value,
                                        unit=base.unit, orientation=ori, dynamic=base.dynamic, name=base.name,
-                                       validity=_validity(cx, ref) or base.validity))
+                                       validity=_validity(cx, ref) or base.validity, z_offset=base.z_offset,
+                                       width=base.width, height=base.height))

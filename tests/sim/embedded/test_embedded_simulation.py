@@ -170,3 +170,7 @@ def test_kinds_are_normalised_with_emergency_from_properties_or_meta():
     assert normalise_kind("car", None, {"kind": "emergency", "siren": True}) == ("emergency", True)
     assert normalise_kind("pedestrian", None, {"kind": "officer"}) == ("officer", False)
     assert normalise_kind("obstacle") == ("static", False)
+    # a DSL cone is a MiscObject of category obstacle whose meta record says cone: a static object, never a car
+    assert normalise_kind("misc", None, {"kind": "cone"}) == ("static", False)
+    assert normalise_kind("misc") == ("static", False)
+

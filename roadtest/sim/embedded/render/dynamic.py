@@ -122,7 +122,18 @@ def _vehicle(lc: _Local, a: ActorState, lamps: dict[str, bool]) -> None:
                    MAT_LAMP, 1.0 if lit else 0.0)
 
 
-def _person(lc: _Local, a: ActorState) -> None:
+OFFICER_STOP = ("stop", "red")
+OFFICER_GO = ("go", "green", "proceed")
+_GLOVE = (0.97, 0.97, 0.97)
+
+
+def officer_pose(signal: str | None) -> str:
+    """The pose an officer's signal state shows: "stop", "go" or "rest" (arms down: no signal)."""
+    v = str(signal or "").lower()
+    return "stop" if v in OFFICER_STOP else "go" if v in OFFICER_GO else "rest"
+
+
+def _person(lc: _Local, a: ActorState, signal: str | None = None, time: float = 0.0) -> None:
     H = max(a.height, 1.0)
     officer = a.kind == "officer"
     shirt = (0.85, 0.95, 0.1) if officer else _colour(a)
@@ -131,6 +142,30 @@ def _person(lc: _Local, a: ActorState) -> None:
     lc.box(0, 0, 0.81 * H + 0.08 * H, (0.2, 0.2, 0.16 * H), (0.85, 0.65, 0.5), "pedestrian")
     if officer:
         lc.box(0, 0, 0.99 * H, (0.3, 0.3, 0.05), (0.95, 0.95, 0.95), "pedestrian")
+        _officer_arms(lc, H, officer_pose(signal), shirt, time)
+
+
+def _officer_arms(lc: _Local, H: float, pose: str, sleeve, time: float) -> None:
+    """An officer's arms in the hand signal of `pose` (its own frame: x towards the traffic it directs, y left).
+    stop: the left arm raised straight up, the white-gloved palm towards the traffic, the right arm held out
+    sideways as a barrier; go: the right arm out at shoulder height, its raised gloved hand waving the traffic
+    on (a 1 Hz sweep in towards the body and out); rest: both arms down."""
+    sh = 0.81 * H  # shoulder height
+    arm, y0 = 0.62, 0.225 + 0.05
+    down = lambda y: lc.box(0, y, sh - arm / 2, (0.1, 0.1, arm), sleeve, "pedestrian")  # noqa: E731
+    if pose == "stop":
+        lc.box(0, y0, sh + arm / 2, (0.1, 0.1, arm), sleeve, "pedestrian")
+        lc.box(0.06, y0, sh + arm + 0.08, (0.04, 0.14, 0.18), _GLOVE, "pedestrian")  # palm forward
+        lc.box(0, -(y0 + arm / 2), sh - 0.02, (0.1, arm, 0.1), sleeve, "pedestrian")
+        lc.box(0, -(y0 + arm + 0.06), sh - 0.02, (0.12, 0.12, 0.12), _GLOVE, "pedestrian")
+    elif pose == "go":
+        down(y0)
+        wave = 0.5 + 0.5 * math.sin(2.0 * math.pi * time)  # 0..1: the forearm swings in towards the body and out
+        lc.box(0, -(y0 + arm / 2), sh - 0.02, (0.1, arm, 0.1), sleeve, "pedestrian")
+        lc.box(0.1 * wave, -(y0 + arm + 0.06) + 0.3 * wave, sh + 0.1, (0.1, 0.12, 0.24), _GLOVE, "pedestrian")
+    else:
+        down(y0)
+        down(-y0)
 
 
 def _bicycle(lc: _Local, a: ActorState) -> None:
@@ -191,6 +226,12 @@ def _traffic_lights(mb: MeshBuilder, scene: Scene, signals) -> None:
                    (*rgb, 1.0 if lit else 0.0), TAGS["traffic_light"], MAT_LAMP)
 
 
+def _officer_signal(signals, officer_id: str) -> str | None:
+    """The officer's signal state as the monitors read it: its own id's, else the scene-wide "officer" key."""
+    v = signals.get(officer_id)
+    return v if v is not None else signals.get("officer")
+
+
 def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, headlights: bool, near: np.ndarray,
                   history: dict | None = None) -> tuple[np.ndarray, list[Light]]:
     """This tick's triangles and light sources (street lights when `dark`, vehicles' when `headlights`); `near`
@@ -205,7 +246,7 @@ def build_dynamic(scene: Scene, state: WorldState, net, dark: bool, headlights: 
             continue
         lc = _Local(boxes, a, scene.origin)
         if a.kind in ("pedestrian", "officer"):
-            _person(lc, a)
+            _person(lc, a, _officer_signal(state.signals, a.id) if a.kind == "officer" else None, state.time)
         elif a.kind == "bicycle":
             _bicycle(lc, a)
         elif a.kind == "static":

@@ -25,8 +25,9 @@ __all__ = ["Scene", "build_scene", "LightHead", "TRAFFIC_LIGHT_TYPES"]
 STEP = 2.0  # m between samples along a road (1 m where it curves)
 MARK_LIFT = 0.015  # m above the surface: lane marks, crosswalks, stop lines
 KERB = 0.12  # m, sidewalk height
-SIGN_BOTTOM = 2.0  # m above the road, the emitted zOffset of roadtest's signs
-SIGN_SIZE = 0.8  # m
+SIGN_BOTTOM = 2.0  # m above the road, where a signal gives no zOffset (roadtest's roadside signs write 2.0)
+SIGN_SIZE = 0.8  # m, a face's longer side where a signal gives no width or height
+GANTRY_LIFT = 4.5  # m: a face this high is overhead, hung from a gantry instead of standing on a pole
 LIGHT_HEIGHT = 4.5  # m, bottom of a traffic-light head
 STREET_LIGHT_EVERY = 40.0  # m along a road
 STREET_LIGHT_HEIGHT = 7.0  # m
@@ -225,10 +226,12 @@ def _signals(mb: MeshBuilder, net: RoadNetwork, atlas: SignAtlas) -> list[LightH
                 mb.box((x, y, z + LIGHT_HEIGHT / 2), (0.15, 0.15, LIGHT_HEIGHT), facing, _POLE, TAGS["pole"])
                 heads.append(LightHead(sg.id, (x, y, z + LIGHT_HEIGHT + 0.55), facing))
                 continue
-            aw, ah = atlas.aspect(sg)
-            fw, fh = SIGN_SIZE * aw, SIGN_SIZE * ah  # the longer side SIGN_SIZE, the face's own aspect
-            bottom = z + SIGN_BOTTOM
-            mb.box((x, y, (z + bottom + fh / 2) / 2), (0.07, 0.07, bottom - z + fh / 2), facing, _POLE, TAGS["pole"])
+            fw, fh, lift = sign_mount(sg, atlas.aspect(sg))
+            bottom = z + lift
+            if lift >= GANTRY_LIFT:  # overhead: a gantry beam from the face's top to a post beyond the road's edge
+                _gantry(mb, road, sg, x, y, z, bottom + fh, h)
+            else:
+                mb.box((x, y, (z + bottom + fh / 2) / 2), (0.07, 0.07, bottom - z + fh / 2), facing, _POLE, TAGS["pole"])
             rx, ry = -ny * fw / 2, nx * fw / 2  # half-width towards the right of a viewer facing it
             fx, fy = x + nx * 0.05, y + ny * 0.05
             bl, br = (fx - rx, fy - ry, bottom), (fx + rx, fy + ry, bottom)
@@ -239,6 +242,31 @@ def _signals(mb: MeshBuilder, net: RoadNetwork, atlas: SignAtlas) -> list[LightH
                      (bx - rx, by - ry, bottom + fh)], (0.5, 0.5, 0.52), TAGS["traffic_sign"], MAT_PLAIN,
                     uv=atlas.uv(sg)[[1, 0, 3, 2]])  # the face's outline, mirrored as seen from behind
     return heads
+
+
+def sign_mount(sg, aspect: tuple[float, float]) -> tuple[float, float, float]:
+    """(face width, face height, lower edge above the road) in m of a sign as its OpenDRIVE signal mounts it:
+    zOffset lifts the face's lower edge (SIGN_BOTTOM when not given), and the face, in its own aspect, is the
+    largest that fits the signal's width x height (SIGN_SIZE for its longer side when neither is given)."""
+    aw, ah = aspect
+    w, h = (sg.width or None), (sg.height or None)
+    fits = [v for v in ((w / aw) if w else None, (h / ah) if h else None) if v is not None]
+    size = min(fits) if fits else SIGN_SIZE
+    lift = sg.z_offset if sg.z_offset is not None else SIGN_BOTTOM
+    return size * aw, size * ah, float(lift)
+
+
+def _gantry(mb: MeshBuilder, road, sg, x: float, y: float, z: float, top: float, h: float) -> None:
+    """A gantry for an overhead sign: a beam at the face's top out to a post 1 m beyond the road's nearer edge."""
+    si = road.section_index(sg.s)
+    right, left = (float(v[0]) for v in _edges(road, si, np.array([sg.s])))
+    t_post = right - 1.0 if abs(sg.t - right) <= abs(left - sg.t) else left + 1.0
+    px, py, _ = road.world(sg.s, t_post)
+    px, py = float(px[0]), float(py[0])
+    span = math.hypot(px - x, py - y)
+    mb.box(((x + px) / 2, (y + py) / 2, top + 0.15), (span + 0.3, 0.2, 0.3), math.atan2(py - y, px - x), _POLE,
+           TAGS["pole"])
+    mb.box((px, py, (z + top + 0.3) / 2), (0.25, 0.25, top + 0.3 - z), h, _POLE, TAGS["pole"])
 
 
 def _edges(road, si: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
