@@ -89,9 +89,6 @@ def check_agent_sensors(agent_name: str, backend: str, agent_config: Any = None)
     except Exception:  # noqa: BLE001 - the agent's own failure: each run records it
         pass
     finally:
-        calls = agent.carla_calls() if agent is not None and hasattr(agent, "carla_calls") else None
-        if calls is not None:
-            sim.trace.info["carla_calls"] = calls  # the privileged calls a leaderboard agent made
         if agent is not None:
             try:
                 agent.destroy()
