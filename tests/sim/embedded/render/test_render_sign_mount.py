@@ -25,11 +25,11 @@ SIGNALS = b"""<signals>
 
 
 
-def _raw(path=None) -> dict:
+def _raw(path: Path) -> dict:
     """The fog scene's YAML as written (km/h at the surface): re-validating a dumped model would convert twice."""
     import yaml
 
-    return yaml.safe_load(Path(path or FOG).read_text(encoding="utf-8"))
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 def _network() -> RoadNetwork:
     xodr = rs.XODR[:rs.XODR.index(b"<signals>")] + SIGNALS + rs.XODR[rs.XODR.index(b"</signals>") + len(b"</signals>"):]
