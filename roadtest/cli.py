@@ -241,7 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p = _add(esub, "run", _exam_run, "Put the exam to a model and score it per level, rule, country, weather and light.")
     p.add_argument("exam", type=Path, help="Exam folder written by `roadtest exam build`.")
-    p.add_argument("--agent-config", type=Path, required=True, metavar="YAML", help="The VLM agent's config: backend and model.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="YAML",
+                   help="The VLM agent's config: backend and model (default: the builtin backend, an offline baseline that is not a VLM).")
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="Results folder: answers.jsonl and summary.json.")
     p.add_argument("--judge", action="store_true", help="Grade open answers with the same model (marked in the results).")
     p = _add(esub, "compare", _exam_compare, "Knows the rule / follows it on the road: the four cells per rule and per level.")
