@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and its arguments; COMMANDS lists the same commands for tests and docs."""
     top = _Parser(prog="roadtest", description="roadtest: closed-loop road tests of driving agents under traffic rules.")
     top.set_defaults(_run=None, _parser=top)
+    from roadtest import __version__
+
+    top.add_argument("--version", action="version", version=f"roadtest {__version__}")
     sub = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
 
     p = _add(sub, "convert", _convert, "Convert YAML scenarios (or an OpenSCENARIO ParameterValueDistribution) into bundles.")
