@@ -250,6 +250,30 @@ def _placements(scn: Scenario) -> Iterator[Found]:
                                                    f"{resolved[oid][2]:g}; expected at least {gap:.1f} m apart)"), False
 
 
+def raw_rule_id_problems(data: Any) -> list[Found]:
+    """Unknown rule ids read from the raw data, for a file whose schema errors keep the model (and so
+    semantic_problems) from being built: every located mistake of a file is reported in one pass."""
+    raw = data.get("rules") if isinstance(data, dict) else None
+    catalogue = _rule_params(_stamp()) if isinstance(raw, list) else None
+    if not catalogue:
+        return []
+    found: list[Found] = []
+    for i, item in enumerate(raw):
+        rid, path = (item, ("rules", i)) if isinstance(item, str) else (
+            (item.get("id"), ("rules", i, "id")) if isinstance(item, dict) else (None, ()))
+        if isinstance(rid, str) and rid not in catalogue:
+            found.append((path, _unknown_rule(rid, catalogue), False))
+    return found
+
+
+def _unknown_rule(rid: str, catalogue: dict) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(rid, sorted(catalogue), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(catalogue))}"
+    return f"unknown rule id {rid!r} ({hint})"
+
+
 def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
     if not scn.rules:
         return
@@ -263,9 +287,7 @@ def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
         item = raw[i] if isinstance(raw, list) and i < len(raw) else None
         if r.id not in catalogue:
             path = ("rules", i, "id") if isinstance(item, dict) else ("rules", i)
-            close = difflib.get_close_matches(r.id, sorted(catalogue), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(catalogue))}"
-            yield path, f"unknown rule id {r.id!r} ({hint})", False
+            yield path, _unknown_rule(r.id, catalogue), False
             continue
         names = catalogue[r.id]
         for key, value in r.params.items():
