@@ -62,7 +62,7 @@ def _run(a: argparse.Namespace) -> int:
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
                        save_sensors=a.save_sensors, agent_config=a.agent_config,
-                       backend_options=_carla_options(a))
+                       backend_options=_carla_options(a), only=a.only)
 
 
 def _carla_options(a: argparse.Namespace) -> dict:
@@ -182,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "Default: the ego under its scenario controller.")
     p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
                    help="The agent's config file (.yaml or .json), e.g. my_vlm.yaml for --agent vlm or uniad.yaml for --agent e2e-server.")
+    p.add_argument("--only", default=None, metavar="PATTERN",
+                   help="Only the variants whose id matches, as pytest's -k: words (case-insensitive substrings of the id) "
+                        "with and, or, not, e.g. --only 'fog_dense and speed-20'.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")

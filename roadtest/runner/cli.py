@@ -12,7 +12,8 @@ from roadtest.runner.episode import Job
 from roadtest.runner.plan import Plan, claim_folder, new_results_folder
 from roadtest.runner.store import append_record, done_ids, read_records
 
-__all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for"]
+__all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for", "id_matcher",
+           "select_variants"]
 
 
 def _slug(text: str) -> str:
@@ -72,6 +73,79 @@ def expand(target: Path) -> list[tuple[str, Any]]:
     except ImportError as e:
         raise UserError(f"{p}: YAML scenarios need roadtest.dsl, which is not available ({e})") from e
     return [(str(v.id), v) for v in expand_target(p)]
+
+
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def id_matcher(pattern: str) -> Any:
+    """A predicate on variant ids from an expression as pytest's -k takes it: words matched case-insensitively as
+    substrings, combined with and, or, not and parentheses ("fog_dense and not speed-30")."""
+    tokens = [t for t in _TOKEN.findall(pattern)]
+    pos = 0
+
+    def bad(why: str) -> UserError:
+        return UserError(f"--only {pattern!r}: {why} (expected words of variant ids joined by and, or, not, parentheses)")
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def either():
+        parts = [both()]
+        while peek() == "or":
+            take()
+            parts.append(both())
+        return lambda name: any(p(name) for p in parts)
+
+    def both():
+        parts = [negation()]
+        while peek() == "and":
+            take()
+            parts.append(negation())
+        return lambda name: all(p(name) for p in parts)
+
+    def negation():
+        t = peek()
+        if t is None:
+            raise bad("ends where a word was expected")
+        take()
+        if t == "not":
+            inner = negation()
+            return lambda name: not inner(name)
+        if t == "(":
+            inner = either()
+            if peek() != ")":
+                raise bad("a '(' is not closed")
+            take()
+            return inner
+        if t in (")", "and", "or"):
+            raise bad(f"unexpected {t!r}")
+        word = t.lower()
+        return lambda name: word in name.lower()
+
+    if not tokens:
+        raise bad("empty")
+    match = either()
+    if pos != len(tokens):
+        raise bad(f"unexpected {tokens[pos]!r}")
+    return match
+
+
+def select_variants(items: list[tuple[str, Any]], pattern: str | None) -> list[tuple[str, Any]]:
+    """The items whose variant id matches `pattern` (id_matcher); all of them without one; none matching is an error."""
+    if pattern is None:
+        return items
+    match = id_matcher(pattern)
+    chosen = [it for it in items if match(it[0])]
+    if not chosen:
+        ids = ", ".join(v for v, _ in items[:20]) + (", ..." if len(items) > 20 else "")
+        raise UserError(f"--only {pattern!r}: no variant id of the target matches (its variant ids: {ids})")
+    return chosen
 
 
 def write_bundles(items: list[tuple[str, Any]], out: Path) -> list[tuple[str, str]]:
@@ -134,13 +208,13 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
                 save_sensors: bool = False, agent_config: Path | None = None,
-                backend_options: dict[str, Any] | None = None) -> int:
+                backend_options: dict[str, Any] | None = None, only: str | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
     `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
     `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png;
-    `agent_config` is the agent's config file."""
+    `agent_config` is the agent's config file; `only` keeps the variants whose id matches it (as pytest's -k)."""
     limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
@@ -168,7 +242,9 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         raise UserError("--agent-config: needs --agent")
     if resume and out is None:
         raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
-    items = expand(Path(target))
+    if only is not None:
+        id_matcher(only)  # a malformed pattern is a mistake before anything is expanded
+    items = select_variants(expand(Path(target)), only)
     plan = Plan(target=str(target), variants=tuple(v for v, _ in items), seeds=tuple(range(seed, seed + seeds)),
                 agent=agent, tick=tick, backend=backend)
     planned = {run_id_for(v, s, agent) for v in plan.variants for s in plan.seeds}
