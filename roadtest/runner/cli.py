@@ -271,18 +271,24 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
                      agent_config)
     todo = [j for j in jobs if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
-    with Progress(len(todo), skipped) as bar:
-        def on_result(rec: dict[str, Any]) -> None:
-            append_record(out, rec)
-            bar.advance(rec)
+    try:
+        with Progress(len(todo), skipped) as bar:
+            def on_result(rec: dict[str, Any]) -> None:
+                append_record(out, rec)
+                bar.advance(rec)
 
-        if executor == "ray":
-            from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
+            if executor == "ray":
+                from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
 
-            run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
-                         retries=DEFAULT_RETRIES if retries is None else retries)
-        else:
-            run_jobs(todo, workers, on_result)
+                run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
+                             retries=DEFAULT_RETRIES if retries is None else retries)
+            else:
+                run_jobs(todo, workers, on_result)
+    except KeyboardInterrupt:
+        done = len(done_ids(out) & {j.run_id for j in jobs})
+        print(f"roadtest: interrupted; {done} of {len(jobs)} run(s) recorded in {out / 'results.jsonl'}. "
+              f"The same command with --out {out} --resume runs the rest.", file=sys.stderr)
+        return 130
     planned = {j.run_id for j in jobs}
     records = [r for r in read_records(out) if r["run_id"] in planned]
     summary = write_summary(out, records, [j.run_id for j in jobs])

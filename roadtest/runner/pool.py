@@ -22,7 +22,13 @@ def _result_path(job: Job) -> Path:
 
 
 def _worker(job: Job) -> None:
-    """Child entry point: run the job and leave its record beside the run for the parent to collect."""
+    """Child entry point: run the job and leave its record beside the run for the parent to collect.
+
+    Ctrl-C reaches the whole process group; the parent alone answers it (it kills its workers and says how to
+    resume), so a worker ignores it rather than print multiprocessing's `Process roadtest-...:` traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from roadtest.runner.episode import execute_run, write_json_atomic
 
     record = execute_run(job)
