@@ -122,7 +122,8 @@ def test_unknown_country_is_an_error_at_country(tmp_path, country, expected):
 def test_an_unknown_rule_id_is_reported_beside_the_other_mistakes_of_the_file(tmp_path):
     """One pass, every located mistake: a schema error (weather, a sign's s) does not hide the unknown rule id."""
     f = tmp_path / "many.yaml"
-    f.write_text(GOOD.format(country="DE") + textwrap.dedent("""\
+    f.write_text(GOOD.format(country="DE").replace("backward: 1}}", "backward: 1}, signs: [{id: stopp, s: 40}]}")
+                 + textwrap.dedent("""\
         environment: {weather: fogg}
         rules: [red_lihgt, {id: speed_limt}]
         """))
@@ -132,6 +133,7 @@ def test_an_unknown_rule_id_is_reported_beside_the_other_mistakes_of_the_file(tm
     assert "environment.weather" in {k[2] for k in got}, got
     assert got[(6, 9, "rules.0")] == "unknown rule id 'red_lihgt' (did you mean 'red_light'?)", got
     assert got[(6, 25, "rules.1.id")].startswith("unknown rule id 'speed_limt' (did you mean 'speed_limit'?)"), got
+    assert got[(3, 84, "road.signs.0.id")] == "unknown sign id 'stopp' (did you mean 'stop'?)", got
     assert main(["validate", str(f)]) == 2
 
 
