@@ -27,7 +27,7 @@ def test_ctrl_c_stops_quietly_and_says_resume_continues(tmp_path):
             time.sleep(0.1)
         time.sleep(0.5)
         os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=90)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
