@@ -62,7 +62,7 @@ def _run(a: argparse.Namespace) -> int:
                        out=a.out, resume=a.resume, trace_csv=a.trace_csv, timeout=a.timeout, backend=a.backend,
                        executor=a.executor, address=a.address, retries=a.retries, cameras=a.camera,
                        save_sensors=a.save_sensors, agent_config=a.agent_config,
-                       backend_options=_carla_options(a), stop_on_collision=a.stop_on_collision)
+                       backend_options=_carla_options(a), stop_on_collision=a.stop_on_collision, only=a.only)
 
 
 def _carla_options(a: argparse.Namespace) -> dict:
@@ -162,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and its arguments; COMMANDS lists the same commands for tests and docs."""
     top = _Parser(prog="roadtest", description="roadtest: closed-loop road tests of driving agents under traffic rules.")
     top.set_defaults(_run=None, _parser=top)
+    from roadtest import __version__
+
+    top.add_argument("--version", action="version", version=f"roadtest {__version__}")
     sub = top.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
 
     p = _add(sub, "convert", _convert, "Convert YAML scenarios (or an OpenSCENARIO ParameterValueDistribution) into bundles.")
@@ -186,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "Default: the ego under its scenario controller.")
     p.add_argument("--agent-config", type=Path, default=None, metavar="FILE",
                    help="The agent's config file (.yaml or .json), e.g. my_vlm.yaml for --agent vlm or uniad.yaml for --agent e2e-server.")
+    p.add_argument("--only", default=None, metavar="PATTERN",
+                   help="Only the variants whose id matches, as pytest's -k: words (case-insensitive substrings of the id) "
+                        "with and, or, not, e.g. --only 'fog_dense and speed-20'.")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="Number of seeds per variant (seed, seed+1, ...; default 1).")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick in seconds (default 0.05).")
@@ -252,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
     p = _add(esub, "run", _exam_run, "Put the exam to a model and score it per level, rule, country, weather and light.")
     p.add_argument("exam", type=Path, help="Exam folder written by `roadtest exam build`.")
-    p.add_argument("--agent-config", type=Path, required=True, metavar="YAML", help="The VLM agent's config: backend and model.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="YAML",
+                   help="The VLM agent's config: backend and model (default: the builtin backend, an offline baseline that is not a VLM).")
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="Results folder: answers.jsonl and summary.json.")
     p.add_argument("--judge", action="store_true", help="Grade open answers with the same model (marked in the results).")
     p = _add(esub, "compare", _exam_compare, "Knows the rule / follows it on the road: the four cells per rule and per level.")

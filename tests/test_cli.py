@@ -102,3 +102,12 @@ def test_console_entry_point_exits_2_without_a_traceback():
     r = subprocess.run([sys.executable, "-m", "roadtest.cli", "convert"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and "the following arguments are required: target" in r.stderr
+
+
+def test_version_prints_the_packaged_version_and_exits_0(capsys):
+    from pathlib import Path
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    want = re.search(r'(?m)^version = "([^"]+)"', pyproject).group(1)
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"roadtest {want}"

@@ -375,6 +375,10 @@ def validate_doc(doc: Doc, root: type[BaseModel] = Scenario, check: bool = True)
         obj = root.model_validate(doc.data)
     except ValidationError as e:
         problems = [_error_problem(doc, err, root) for err in e.errors()]
+        if check and root is Scenario:
+            from roadtest.dsl.schema import raw_id_problems
+
+            problems += [doc.problem(path, msg, key=key) for path, msg, key in raw_id_problems(doc.data)]
         raise ScenarioError(_dedupe(problems)) from None
     if check and isinstance(obj, Scenario):
         from roadtest.dsl.schema import semantic_problems

@@ -531,8 +531,10 @@ class Scenario(_Model):
         have = _countries()
         if isinstance(v, str) and v in have:
             return v
-        if isinstance(v, str) and v.strip().upper() in have:
-            raise ValueError(f"unknown country {v!r} (did you mean {v.strip().upper()!r}?)")
+        from roadtest.dsl.signs import suggest_country
+
+        if (close := suggest_country(v)) is not None:
+            raise ValueError(f"unknown country {v!r} (did you mean {close!r}? countries are ISO 3166 alpha-2 codes)")
         raise ValueError(f"unknown country {v!r} (expected one of {', '.join(have)})")
 
     @field_validator("rules", mode="before")

@@ -98,11 +98,7 @@ def _road(scn: Scenario, data: Any) -> Iterator[Found]:
     for i, sign in enumerate(road.signs):
         where = ("road", "signs", i)
         if sign.id not in signs:
-            import difflib
-
-            close = difflib.get_close_matches(sign.id, list(signs), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(signs))}"
-            yield where + ("id",), f"unknown sign id {sign.id!r} ({hint})", False
+            yield where + ("id",), _unknown_sign(sign.id, signs), False
             continue
         entry = signs[sign.id]
         if entry["codes"].get(scn.country) is None:
@@ -248,6 +244,46 @@ def _placements(scn: Scenario) -> Iterator[Found]:
                                                    f"{resolved[oid][2]:g}; expected at least {gap:.1f} m apart)"), False
 
 
+def raw_id_problems(data: Any) -> list[Found]:
+    """Unknown rule and sign ids read from the raw data, for a file whose schema errors keep the model (and so
+    semantic_problems) from being built: every located mistake of a file is reported in one pass."""
+    found: list[Found] = []
+    raw = data.get("rules") if isinstance(data, dict) else None
+    catalogue = _rule_params(_stamp()) if isinstance(raw, list) else None
+    for i, item in enumerate(raw if catalogue else []):
+        rid, path = (item, ("rules", i)) if isinstance(item, str) else (
+            (item.get("id"), ("rules", i, "id")) if isinstance(item, dict) else (None, ()))
+        if isinstance(rid, str) and rid not in catalogue:
+            found.append((path, _unknown_rule(rid, catalogue), False))
+    road = data.get("road") if isinstance(data, dict) else None
+    raw_signs = road.get("signs") if isinstance(road, dict) else None
+    if isinstance(raw_signs, list):
+        from roadtest.dsl.signs import load_signs
+
+        signs = load_signs()
+        for i, item in enumerate(raw_signs):
+            sid = item.get("id") if isinstance(item, dict) else None
+            if isinstance(sid, str) and sid not in signs:
+                found.append((("road", "signs", i, "id"), _unknown_sign(sid, signs), False))
+    return found
+
+
+def _unknown_sign(sid: str, signs: dict) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(sid, list(signs), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(signs))}"
+    return f"unknown sign id {sid!r} ({hint})"
+
+
+def _unknown_rule(rid: str, catalogue: dict) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(rid, sorted(catalogue), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(catalogue))}"
+    return f"unknown rule id {rid!r} ({hint})"
+
+
 def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
     if not scn.rules:
         return
@@ -261,9 +297,7 @@ def _rules(scn: Scenario, data: Any) -> Iterator[Found]:
         item = raw[i] if isinstance(raw, list) and i < len(raw) else None
         if r.id not in catalogue:
             path = ("rules", i, "id") if isinstance(item, dict) else ("rules", i)
-            close = difflib.get_close_matches(r.id, sorted(catalogue), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(catalogue))}"
-            yield path, f"unknown rule id {r.id!r} ({hint})", False
+            yield path, _unknown_rule(r.id, catalogue), False
             continue
         names = catalogue[r.id]
         for key, value in r.params.items():

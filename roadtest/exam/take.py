@@ -117,14 +117,14 @@ def summarise(rows) -> dict[str, Any]:
     }
 
 
-def run_command(exam: Path, agent_config: Path, out: Path, judge: bool = False) -> int:
-    """`roadtest exam run EXAM --agent-config CFG -o OUT`."""
+def run_command(exam: Path, agent_config: Path | None, out: Path, judge: bool = False) -> int:
+    """`roadtest exam run EXAM [--agent-config CFG] -o OUT`; without a config, the default (builtin) backend."""
     from roadtest.agents.base import load_config
     from roadtest.agents.vlm.config import merge_config
 
-    cfg = merge_config(load_config(agent_config), agent_config)
+    cfg = merge_config(load_config(agent_config) if agent_config else {}, agent_config)
     s = take_exam(exam, cfg, out, judge=judge)
-    label = "" if s["is_vlm"] else " (builtin baseline: not a VLM)"
+    label = "" if s["is_vlm"] or "not a VLM" in s["model"] else " (not a VLM)"  # said once, not twice
     print(f"{s['model']}{label}: accuracy {s['accuracy']:.3f} over {s['questions']} questions; "
           f"multiple choice {s['multiple_choice_accuracy']}, instruction following {s['instruction_following']}, "
           f"errors {s['errors']}{'; open answers judged by the model' if judge else ''}")

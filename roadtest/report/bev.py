@@ -1,7 +1,9 @@
 """Bird's-eye view of one tick: the map from `roadtest map`'s drawer, then actors, route, plan and reference over it.
 
 North-up, centred on the ego. The road is drawn once, at the view's scale, by
-roadtest.sim.road.draw; each frame crops it and draws what moves.
+roadtest.sim.road.draw; each frame crops it and draws what moves. A long east-west band of road (a straight
+road) would leave most of a square frame empty, so there the frame stacks rows, each `span` metres of the
+band at the same scale, the first from just behind the ego, like lines of text.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class BevRenderer:
             self.map, self.view = render_map_view(run.network, scale=scale, decorations=False)
             self.scale = self.view.scale
         self.win = max(8, int(round(span * self.scale)))
+        self.strip = self._strip_layout()
         self.route = np.asarray((run.meta.get("route") or {}).get("waypoints") or [], dtype=float).reshape(-1, 2)
         self.lights = self._lights()
         ref = run.reference
@@ -57,6 +60,15 @@ class BevRenderer:
         if ref is not None:
             pts = [(st.time, st.ego.x, st.ego.y, st.ego.h) for st in ref.states if st.ego is not None]
             self.ref_ego = np.array(pts, dtype=float).reshape(-1, 4)
+
+    def _strip_layout(self) -> tuple[int, int] | None:
+        """(row height px, rows) when the map is an east-west band at least two rows of which fit the frame."""
+        if self.map is None:
+            return None
+        lo, hi = self.view.lo, self.view.hi
+        rh = int(math.ceil((hi[1] - lo[1]) * self.scale))
+        rows = min(self.win // max(rh, 1), int(math.ceil((hi[0] - lo[0]) / self.span)))
+        return (rh, rows) if rh > 0 and rows >= 2 else None
 
     def _lights(self) -> list[tuple[str, float, float]]:
         """(signal id, x, y) of each light of meta.scene, placed on the map."""
@@ -127,9 +139,42 @@ class BevRenderer:
         """The view of state i."""
         import cv2
 
+        img = self._draw_strips(i) if self.strip else self._draw_at(i, *self.center(self.run.states[i]))
+        if img.shape[0] != self.size:
+            img = cv2.resize(img, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        if self.map is None:
+            cv2.putText(img, "no road.xodr found: road not drawn", (10, self.size - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                        (60, 60, 60), 1, cv2.LINE_AA)
+        return img
+
+    def _draw_strips(self, i: int) -> np.ndarray:
+        """Rows of the band, each `span` metres long, the first starting a quarter span behind the ego."""
+        import cv2
+
+        rh, rows = self.strip
+        lo, hi = self.view.lo, self.view.hi
+        ex, _ = self.center(self.run.states[i])
+        x0 = min(max(ex - self.span / 4, lo[0]), max(lo[0], hi[0] - rows * self.span))
+        cy = (lo[1] + hi[1]) / 2
+        img = np.full((self.win, self.win, 3), _BG, np.uint8)
+        top = (self.win - rows * rh) // 2
+        band = (self.win - rh) // 2
+        for k in range(rows):
+            a = x0 + k * self.span
+            sq = self._draw_at(i, a + self.span / 2, cy)
+            img[top + k * rh:top + (k + 1) * rh] = sq[band:band + rh]
+            if k:
+                cv2.line(img, (0, top + k * rh), (self.win - 1, top + k * rh), (60, 60, 60), 2)
+            cv2.putText(img, f"x {a:.0f}..{a + self.span:.0f} m", (6, top + k * rh + 16), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.45, (40, 40, 40), 1, cv2.LINE_AA)
+        return img
+
+    def _draw_at(self, i: int, cx: float, cy: float) -> np.ndarray:
+        """The win x win view of state i centred at world (cx, cy), before scaling to the frame."""
+        import cv2
+
         run = self.run
         st = run.states[i]
-        cx, cy = self.center(st)
         self._cx, self._cy = cx, cy
         img = self._crop(cx, cy)
         cx, cy = self._cx, self._cy
@@ -167,9 +212,4 @@ class BevRenderer:
             cv2.polylines(img, [pts], False, PLAN_COLOR, max(2, lw // 2), **aa)
             for p in pts:
                 cv2.circle(img, (int(p[0]), int(p[1])), 4 * 3, PLAN_COLOR, -1, **aa)
-        if img.shape[0] != self.size:
-            img = cv2.resize(img, (self.size, self.size), interpolation=cv2.INTER_AREA)
-        if self.map is None:
-            cv2.putText(img, "no road.xodr found: road not drawn", (10, self.size - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
-                        (60, 60, 60), 1, cv2.LINE_AA)
         return img

@@ -15,12 +15,18 @@ import numpy as np
 
 from roadtest.report.rundata import RunData
 
-__all__ = ["speed_figure", "rules_figure", "summary_figure", "SPEED_SIGNALS", "ROBUST_CLIP"]
+__all__ = ["speed_figure", "rules_figure", "summary_figure", "rule_shades", "SPEED_SIGNALS", "ROBUST_CLIP",
+           "SHADE_ALPHA"]
 
 SPEED_SIGNALS = frozenset({"ego_speed", "speed_limit", "zone_speed_limit", "stop_zone_min_speed"})
 ROBUST_CLIP = 50.0  # robustness plotted within +-this (margins against the signals' NONE value reach 1000)
 _VIOLATED = "#e03030"
 _EXCUSED = "#f0a020"
+# a colour per violated rule of a run, far apart once shaded (CIE76 distance over 25 at the shading's alpha on
+# white), and a hatch from the second on, so two rules broken on one plot read as two; excused rules orange
+_RULE_COLOURS = (_VIOLATED, "#138d75", "#7b3fbf", "#8c564b")
+_HATCHES = ("", "//", "\\\\", "xx")
+SHADE_ALPHA = 0.35
 
 
 def _plt():
@@ -52,9 +58,27 @@ def _speed_rules(run: RunData) -> list:
     return [r for r in run.rules or [] if r.id in rif and identifiers(rif[r.id].monitor.formula) & SPEED_SIGNALS]
 
 
-def _shade(ax, episodes: Sequence, color: str, label: str | None = None) -> None:
+def rule_shades(run: RunData) -> dict[str, tuple[str, str]]:
+    """Rule id -> (colour, hatch) of its violated or excused stretches, the same on the speed plot and in its row."""
+    shades, broken, excused = {}, 0, 0
+    for r in run.rules or []:
+        if r.verdict == "violated":
+            shades[r.id] = (_RULE_COLOURS[broken % len(_RULE_COLOURS)], _HATCHES[broken % len(_HATCHES)])
+            broken += 1
+        elif r.verdict == "excused":
+            shades[r.id] = (_EXCUSED, _HATCHES[excused % len(_HATCHES)])
+            excused += 1
+    return shades
+
+
+def _shade(ax, episodes: Sequence, shade: tuple[str, str], label: str | None = None) -> None:
+    from matplotlib.colors import to_rgba
+
+    color, hatch = shade
     for k, ep in enumerate(episodes):
-        ax.axvspan(ep.start, ep.start + ep.duration, color=color, alpha=0.25, lw=0, label=label if k == 0 else None)
+        ax.axvspan(ep.start, ep.start + ep.duration, facecolor=to_rgba(color, SHADE_ALPHA),
+                   edgecolor=to_rgba(color, 0.9) if hatch else "none", hatch=hatch or None, lw=0,
+                   label=label if k == 0 else None)
 
 
 def speed_figure(run: RunData, path: Path) -> Path:
@@ -69,9 +93,10 @@ def speed_figure(run: RunData, path: Path) -> Path:
         lim = np.where(lim >= 999.0, np.nan, lim * 3.6)
         if np.isfinite(lim).any():
             ax.step(run.signals.time, lim, where="post", color="#303030", lw=1.2, ls="--", label="limit in force")
+    shades = rule_shades(run)
     for r in _speed_rules(run):
-        if r.verdict in ("violated", "excused"):
-            _shade(ax, r.episodes, _VIOLATED if r.verdict == "violated" else _EXCUSED, f"{r.id} {r.verdict}")
+        if r.id in shades:
+            _shade(ax, r.episodes, shades[r.id], f"{r.id} {r.verdict}")
     ax.set_xlabel("time [s]")
     ax.set_ylabel("km/h")
     ax.set_ylim(bottom=0)
@@ -86,6 +111,7 @@ def rules_figure(run: RunData, path: Path) -> Path | None:
         return None
     plt = _plt()
     fig, axes = plt.subplots(len(rules), 1, figsize=(7.5, 0.2 + 1.35 * len(rules)), sharex=True, squeeze=False)
+    shades = rule_shades(run)
     for ax, r in zip(axes[:, 0], rules):
         rob = np.array([x if math.isfinite(x) else np.nan for x in r.robustness], dtype=float)
         shown = np.clip(rob, -ROBUST_CLIP, ROBUST_CLIP)
@@ -95,8 +121,8 @@ def rules_figure(run: RunData, path: Path) -> Path | None:
         if force is not None and not all(force):
             ax.fill_between(r.times, 0, 1, where=[not f for f in force], color="#b0b0b0", alpha=0.3, lw=0,
                             transform=ax.get_xaxis_transform(), step="post", label="not in force")
-        if r.verdict in ("violated", "excused"):
-            _shade(ax, r.episodes, _VIOLATED if r.verdict == "violated" else _EXCUSED)
+        if r.id in shades:
+            _shade(ax, r.episodes, shades[r.id])
         title = f"{r.id}: {r.verdict}" + (f" (by {r.excused_by})" if r.excused_by else "") \
             + (" (grey: not in force)" if force is not None and not all(force) else "")
         if np.nanmax(np.abs(rob)) > ROBUST_CLIP if np.isfinite(rob).any() else False:

@@ -14,7 +14,8 @@ from roadtest.runner.episode import Job
 from roadtest.runner.plan import Plan, claim_folder, new_results_folder
 from roadtest.runner.store import RESULTS, append_record, check_writable, done_ids, read_records
 
-__all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for"]
+__all__ = ["run_command", "expand", "write_bundles", "resolve_target", "plan_jobs", "run_id_for", "id_matcher",
+           "select_variants"]
 
 
 def _slug(text: str) -> str:
@@ -131,6 +132,79 @@ def expand(target: Path) -> list[tuple[str, Any]]:
     return [(str(v.id), v) for v in expand_target(p)]
 
 
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def id_matcher(pattern: str) -> Any:
+    """A predicate on variant ids from an expression as pytest's -k takes it: words matched case-insensitively as
+    substrings, combined with and, or, not and parentheses ("fog_dense and not speed-30")."""
+    tokens = [t for t in _TOKEN.findall(pattern)]
+    pos = 0
+
+    def bad(why: str) -> UserError:
+        return UserError(f"--only {pattern!r}: {why} (expected words of variant ids joined by and, or, not, parentheses)")
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def either():
+        parts = [both()]
+        while peek() == "or":
+            take()
+            parts.append(both())
+        return lambda name: any(p(name) for p in parts)
+
+    def both():
+        parts = [negation()]
+        while peek() == "and":
+            take()
+            parts.append(negation())
+        return lambda name: all(p(name) for p in parts)
+
+    def negation():
+        t = peek()
+        if t is None:
+            raise bad("ends where a word was expected")
+        take()
+        if t == "not":
+            inner = negation()
+            return lambda name: not inner(name)
+        if t == "(":
+            inner = either()
+            if peek() != ")":
+                raise bad("a '(' is not closed")
+            take()
+            return inner
+        if t in (")", "and", "or"):
+            raise bad(f"unexpected {t!r}")
+        word = t.lower()
+        return lambda name: word in name.lower()
+
+    if not tokens:
+        raise bad("empty")
+    match = either()
+    if pos != len(tokens):
+        raise bad(f"unexpected {tokens[pos]!r}")
+    return match
+
+
+def select_variants(items: list[tuple[str, Any]], pattern: str | None) -> list[tuple[str, Any]]:
+    """The items whose variant id matches `pattern` (id_matcher); all of them without one; none matching is an error."""
+    if pattern is None:
+        return items
+    match = id_matcher(pattern)
+    chosen = [it for it in items if match(it[0])]
+    if not chosen:
+        ids = ", ".join(v for v, _ in items[:20]) + (", ..." if len(items) > 20 else "")
+        raise UserError(f"--only {pattern!r}: no variant id of the target matches (its variant ids: {ids})")
+    return chosen
+
+
 def write_bundles(items: list[tuple[str, Any]], out: Path) -> list[tuple[str, str]]:
     """(variant id, bundle path): YAML variants are written to OUT/bundles/, bundles on disk stay where they are."""
     folder = Path(out) / "bundles"
@@ -191,13 +265,15 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
                 resume: bool, trace_csv: Path | None, timeout: float, backend: str, executor: str = "local",
                 address: str | None = None, retries: int | None = None, cameras: list[str] | None = None,
                 save_sensors: bool = False, agent_config: Path | None = None,
-                backend_options: dict[str, Any] | None = None, stop_on_collision: bool = False) -> int:
+                 backend_options: dict[str, Any] | None = None, stop_on_collision: bool = False,
+                 only: str | None = None) -> int:
     """Run every planned run not yet recorded; 0 when all ran to their end (completed or failed), 2 when a
     scenario file was invalid (the others still run), else 1. Without `out`, a new results/<target>-<UTC time>/.
 
     `cameras` names rigs (roadtest.sim.embedded.render.rigs) attached beside the agent's sensors;
     `save_sensors` writes every image reading to OUT/runs/<run id>/sensors/<sensor id>/<frame>.png;
-    `agent_config` is the agent's config file; `stop_on_collision` ends every run at the ego's first collision."""
+    `agent_config` is the agent's config file; `stop_on_collision` ends every run at the ego's first collision;
+    `only` keeps the variants whose id matches it (as pytest's -k)."""
     limits: dict[str, Any] = {}
     from roadtest.runner.pool import run_jobs
     from roadtest.runner.summary import Progress, write_summary
@@ -225,7 +301,9 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
         raise UserError("--agent-config: needs --agent")
     if resume and out is None:
         raise UserError("--resume: expected --out DIR, the results folder whose runs to continue")
-    items = expand(Path(target))
+    if only is not None:
+        id_matcher(only)  # a malformed pattern is a mistake before anything is expanded
+    items = select_variants(expand(Path(target)), only)
     plan = Plan(target=str(target), variants=tuple(v for v, _ in items), seeds=tuple(range(seed, seed + seeds)),
                 agent=agent, tick=tick, backend=backend)
     planned = {run_id_for(v, s, agent) for v in plan.variants for s in plan.seeds}
@@ -260,24 +338,30 @@ def run_command(target: Path, agent: str | None, seeds: int, seed: int, tick: fl
     existing |= salvage_records(out, todo)
     todo = [j for j in todo if j.run_id not in existing]
     skipped = len(jobs) - len(todo)
-    with Progress(len(todo), skipped) as bar:
-        def on_result(rec: dict[str, Any]) -> None:
-            try:
-                append_record(out, rec)
-            except OSError as e:
-                keep_record(out, rec)
-                raise UserError(f"{out / RESULTS}: cannot append the record of {rec.get('run_id')} "
-                                f"({e.strerror or e}); it is kept in runs/<run id>/.result.json and --resume "
-                                "appends it") from None
-            bar.advance(rec)
+    try:
+        with Progress(len(todo), skipped) as bar:
+            def on_result(rec: dict[str, Any]) -> None:
+                try:
+                    append_record(out, rec)
+                except OSError as e:
+                    keep_record(out, rec)
+                    raise UserError(f"{out / RESULTS}: cannot append the record of {rec.get('run_id')} "
+                                    f"({e.strerror or e}); it is kept in runs/<run id>/.result.json and --resume "
+                                    "appends it") from None
+                bar.advance(rec)
 
-        if executor == "ray":
-            from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
+            if executor == "ray":
+                from roadtest.runner.ray_executor import DEFAULT_RETRIES, run_jobs_ray
 
-            run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
-                         retries=DEFAULT_RETRIES if retries is None else retries)
-        else:
-            run_jobs(todo, workers, on_result)
+                run_jobs_ray(todo, on_result, address=address, num_cpus=None if address else workers,
+                             retries=DEFAULT_RETRIES if retries is None else retries)
+            else:
+                run_jobs(todo, workers, on_result)
+    except KeyboardInterrupt:
+        done = len(done_ids(out) & {j.run_id for j in jobs})
+        print(f"roadtest: interrupted; {done} of {len(jobs)} run(s) recorded in {out / 'results.jsonl'}. "
+              f"The same command with --out {out} --resume runs the rest.", file=sys.stderr)
+        return 130
     planned = {j.run_id for j in jobs}
     records = [r for r in read_records(out) if r["run_id"] in planned]
     summary = write_summary(out, records, [j.run_id for j in jobs])

@@ -22,10 +22,17 @@ def _result_path(job: Job) -> Path:
 
 
 def _worker(job: Job) -> None:
-    """Child entry point: run the job and leave its record beside the run for the parent to collect."""
+    """Child entry point: run the job and leave its record beside the run for the parent to collect.
+
+    Ctrl-C reaches the whole process group; the parent answers it (it says how to resume), so a worker stops
+    quietly, as a SystemExit, rather than print multiprocessing's `Process roadtest-...:` traceback. (Ignoring
+    the signal instead would leave a worker the parent had not yet counted running on after it.)"""
     from roadtest.runner.episode import execute_run, write_json_atomic
 
-    record = execute_run(job)
+    try:
+        record = execute_run(job)
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
     path = _result_path(job)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(path, record)

@@ -153,36 +153,34 @@ def _infraction_text(r: dict) -> str:
 def write_summary(out: Path, records: Sequence[dict], planned: Sequence[str]) -> dict[str, Any]:
     """Write OUT/summary.json and print the table; return the summary."""
     from rich.console import Console
-    from rich.table import Table
+
+    from roadtest.runner.table import print_runs
 
     summary = summarise(records, planned)
     write_json_atomic(Path(out) / "summary.json", summary)
     recs = {r["run_id"]: r for r in records}
-    table = Table(title=f"roadtest: {summary['recorded']}/{summary['planned']} runs in {out}")
     extra = columns()
     cols = ("run", "status", "DS", "RC %", "penalty", "rules viol.", "compliance", *(head for _, head, _ in extra),
             "infractions / reason")
-    for col in cols:
-        table.add_column(col, overflow="fold")
     fmt = (lambda x, f: "" if x is None else format(x, f))
+    rows = []
     for rid in planned:
         r = recs.get(rid)
         if r is None:
-            table.add_row(rid, "missing", *[""] * (len(cols) - 2))
+            rows.append(dict.fromkeys(cols, "") | {"run": rid, "status": "missing"})
             continue
         sc = r.get("scores") or {}
         violated, in_play, complied = rule_figures(r.get("rules") or [])
-        table.add_row(rid, r.get("status", ""), fmt(sc.get("score_composed"), ".2f"), fmt(sc.get("score_route"), ".1f"),
-                      fmt(sc.get("score_penalty"), ".3f"), str(violated) if r.get("rules") is not None else "",
-                      f"{complied}/{in_play}" if in_play else "-",
-                      *(fmt((r.get(key) or {}).get(c.field), c.fmt) for key, _, c in extra), _infraction_text(r))
+        rows.append(dict(zip(cols, (
+            rid, r.get("status", ""), fmt(sc.get("score_composed"), ".2f"), fmt(sc.get("score_route"), ".1f"),
+            fmt(sc.get("score_penalty"), ".3f"), str(violated) if r.get("rules") is not None else "",
+            f"{complied}/{in_play}" if in_play else "-",
+            *(fmt((r.get(key) or {}).get(c.field), c.fmt) for key, _, c in extra), _infraction_text(r)))))
     lb = summary["leaderboard"]["scores_mean"]
     rf = summary["rule_figures"]
     rate = rf["rule_compliance_rate"]
     console = Console()
-    console.print(table)
-    for col, meaning in legend():
-        console.print(f"  [bold]{col}[/bold]{': ' if col else ''}{meaning}", highlight=False)
+    print_runs(console, f"roadtest: {summary['recorded']}/{summary['planned']} runs in {out}", cols, rows, legend())
     console.print(f"rules: {rf['rules_violated']} violated of {rf['rules_in_play']} in play, compliance rate "
                   f"{'-' if rate is None else f'{100 * rate:.1f} %'}, runs without violation "
                   f"{rf['runs_without_violation']}/{rf['runs_with_rules']}")

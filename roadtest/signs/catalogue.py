@@ -42,6 +42,20 @@ def countries() -> tuple[str, ...]:
     return tuple(sorted({c for entry in load_signs().values() for c in (entry.get("codes") or {})}))
 
 
+# names people write for a country that are not its ISO 3166 alpha-2 code: the common slip, then the alpha-3 codes
+_COUNTRY_ALIASES = {"UK": "GB", "EN": "GB", "ENG": "GB", "GBR": "GB", "DEU": "DE", "GER": "DE", "FRA": "FR", "JPN": "JP",
+                    "CHN": "CN", "PRC": "CN", "USA": "US"}
+
+
+def suggest_country(code: object) -> str | None:
+    """The supported ISO 3166 alpha-2 code someone writing `code` most likely means (UK -> GB, de -> DE), or None."""
+    if not isinstance(code, str):
+        return None
+    c = code.strip().upper()
+    c = _COUNTRY_ALIASES.get(c, c)
+    return c if c in countries() and c != code else None
+
+
 def sign_code(sign_id: str, country: str) -> dict[str, Any]:
     """OpenDRIVE signal code {country, type, subtype, value?, unit?} of a sign in a country."""
     signs = load_signs()

@@ -47,7 +47,11 @@ def gallery_image(country: str) -> np.ndarray:
 def _country(country: str) -> str:
     c = (country or "").upper()
     if c not in COUNTRIES:
-        raise UserError(f"--country {country!r}: no sign faces for it (expected one of {', '.join(COUNTRIES)})")
+        from roadtest.dsl.signs import suggest_country
+
+        close = suggest_country(country)
+        hint = f"did you mean {close!r}? " if close else ""
+        raise UserError(f"--country {country!r}: no sign faces for it ({hint}expected one of {', '.join(COUNTRIES)})")
     return c
 
 

@@ -108,7 +108,8 @@ def test_binary_file_is_located(tmp_path):
     assert (p.line, p.col) == (2, 6), str(p)
 
 
-@pytest.mark.parametrize("country, expected", [("XX", "expected one of CN, DE, FR, GB, JP, US"), ("de", "did you mean 'DE'")])
+@pytest.mark.parametrize("country, expected", [("XX", "expected one of CN, DE, FR, GB, JP, US"), ("de", "did you mean 'DE'"),
+                                               ("UK", "did you mean 'GB'"), ("USA", "did you mean 'US'")])
 def test_unknown_country_is_an_error_at_country(tmp_path, country, expected):
     f = tmp_path / "c.yaml"
     f.write_text(GOOD.format(country=country))
@@ -116,6 +117,24 @@ def test_unknown_country_is_an_error_at_country(tmp_path, country, expected):
         load_variants(f)
     (p,) = e.value.problems
     assert (p.line, p.col, p.field) == (2, 10, "country") and expected in p.message, str(p)
+
+
+def test_an_unknown_rule_id_is_reported_beside_the_other_mistakes_of_the_file(tmp_path):
+    """One pass, every located mistake: a schema error (weather, a sign's s) does not hide the unknown rule id."""
+    f = tmp_path / "many.yaml"
+    f.write_text(GOOD.format(country="DE").replace("backward: 1}}", "backward: 1}, signs: [{id: stopp, s: 40}]}")
+                 + textwrap.dedent("""\
+        environment: {weather: fogg}
+        rules: [red_lihgt, {id: speed_limt}]
+        """))
+    with pytest.raises(ScenarioError) as e:
+        load_variants(f)
+    got = {(p.line, p.col, p.field): p.message for p in e.value.problems}
+    assert "environment.weather" in {k[2] for k in got}, got
+    assert got[(6, 9, "rules.0")] == "unknown rule id 'red_lihgt' (did you mean 'red_light'?)", got
+    assert got[(6, 25, "rules.1.id")].startswith("unknown rule id 'speed_limt' (did you mean 'speed_limit'?)"), got
+    assert got[(3, 84, "road.signs.0.id")] == "unknown sign id 'stopp' (did you mean 'stop'?)", got
+    assert main(["validate", str(f)]) == 2
 
 
 def test_supported_countries_load(tmp_path):

@@ -139,3 +139,14 @@ def test_exam_compare_against_a_road_test_of_the_same_suite(exam, tmp_path, caps
 
     shown = load_exam_matrix(tmp_path / "road", None)  # what `roadtest report` of the road results shows
     assert shown.counts.get(("correct", "broken"), 0) == sum(1 for c in cells.values() if c == "knows_violates")
+
+
+def test_exam_run_without_a_config_uses_the_builtin_backend_and_labels_it_once(exam, tmp_path, capsys):
+    _, out, _, rows = exam
+    assert main(["exam", "run", str(out), "-o", str(tmp_path / "res")]) == 0
+    said = capsys.readouterr().out
+    first = said.splitlines()[0]
+    assert first.startswith("builtin-rules (not a VLM): accuracy ")
+    assert said.count("not a VLM") == 1
+    summary = json.loads((tmp_path / "res" / "summary.json").read_text())
+    assert summary["backend"] == "builtin" and summary["is_vlm"] is False and summary["questions"] == len(rows)
