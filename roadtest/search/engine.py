@@ -104,8 +104,14 @@ def make_sampler(method: str, seed: int, n_params: int, batch: int):
                                             independent_sampler=optuna.samplers.TPESampler(seed=seed,
                                                                                            n_startup_trials=startup))
     if method == "gp":
+        import warnings
+
+        warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         return optuna.samplers.GPSampler(seed=seed, n_startup_trials=startup, deterministic_objective=True)
     if method == "qmc":
+        import warnings
+
+        warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         return optuna.samplers.QMCSampler(qmc_type="sobol", scramble=True, seed=seed, warn_independent_sampling=False)
     if method == "random":
         return optuna.samplers.RandomSampler(seed=seed)
