@@ -204,6 +204,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
     from roadtest.report.figures import summary_figure
     from roadtest.report.page_assets import CSS, JS
     from roadtest.report.rundata import load_run, read_results
+    from roadtest.report.search_plot import search_section
     from roadtest.runner.summary import summarise
 
     results_dir, out = Path(results_dir), Path(out)
@@ -243,7 +244,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>roadtest report: {escape(results_dir.name)}</title>"
             f"<style>{CSS}</style></head><body><h1>roadtest report: <code>{escape(str(results_dir))}</code></h1>"
             f"{_cards(summary)}" + (f'<img src="{_rel(fig, out)}" alt="summary" style="max-width:100%">' if fig else "")
-            + _scalars(summary.get("vlm"), "VLM agent over the suite")
+            + _scalars(summary.get("vlm"), "VLM agent over the suite") + search_section(results_dir, records, files, out)
             + f'<h2>runs</h2><div id="filters">{filters}</div><table id="runs"><thead><tr>{heads}</tr></thead>'
             f"<tbody>{rows}</tbody></table>" + (_exam_section(exam) if exam else "") + "".join(sections)
             + f"<script>{JS}</script></body></html>")
