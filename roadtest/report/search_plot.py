@@ -57,7 +57,8 @@ def search_figure(spec: dict[str, Any], records: Sequence[dict[str, Any]], bound
                 err = [[100 * (b[3] - b[4]) for b in bins], [100 * (b[5] - b[3]) for b in bins]]
                 bottom.errorbar(cx, share, yerr=err, color=colour, marker="o", capsize=3, label=agent)
             for row in bounds.get(agent, []):
-                if row.get("param") == p["key"] and row.get("x50") is not None:
+                if row.get("param") == p["key"] and row.get("x50") is not None and not (row.get("open_low")
+                                                                                     and row.get("open_high")):
                     bottom.axvline(row["x50"], color=colour, linestyle="--", linewidth=1)
                     bottom.axvspan(row["low"], row["high"], color=colour, alpha=0.12)
         top.axhline(0.0, color="#444", linewidth=0.8)
@@ -71,8 +72,8 @@ def search_figure(spec: dict[str, Any], records: Sequence[dict[str, Any]], bound
         if j == 0:
             top.legend(fontsize=7, loc="best")
             bottom.legend(fontsize=7, loc="best")
-    fig.suptitle(f"search of {spec.get('name')}: {len(runs)} runs, {spec.get('method')} seed {spec.get('seed')}"
-                 " (dashed: 50 % boundary, shaded: its 95 % interval; bars: Wilson 95 %)", fontsize=9)
+    fig.suptitle(f"search of {spec.get('name')}: {len(runs)} runs, {spec.get('method')} seed {spec.get('seed')}\n"
+                 "(dashed: 50 % boundary, shaded: its 95 % interval; bars: Wilson 95 %)", fontsize=9)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
