@@ -35,8 +35,8 @@ SCENES = {
     "runner": ("""\
 name: runner
 country: CN
-road: {kind: straight, length: 200, lanes: {forward: 1, backward: 1, width: 3.5}, speed_limit: 50}
-ego: {lane: 1, s: 10, speed: 43, route: {distance: 150}}
+road: {kind: straight, length: 400, lanes: {forward: 1, backward: 1, width: 3.5}, speed_limit: 50}
+ego: {lane: 1, s: 10, speed: 43, route: {distance: 330}}
 actors:
   - id: runner
     kind: pedestrian
@@ -44,26 +44,26 @@ actors:
     behaviours:
       - {action: cross_road, speed: 14, to: left, trigger: {time: 3}}
 rules: [no_collision_vru]
-expect: {reach_goal: true, timeout: 30}
+expect: {reach_goal: true, timeout: 60}
 search:
-  actors.runner.behaviours.0.trigger.time: {range: [0, 20]}
+  actors.runner.behaviours.0.trigger.time: {range: [0, 20], step: 0.1}
 """, "lane-follower", "no_collision_vru"),
     "fog-sign": ("""\
 name: fog-sign
 country: DE
 road:
   kind: straight
-  length: 260
+  length: 170
   lanes: {forward: 1, backward: 1, width: 3.5}
   speed_limit: 80
   markings: {center: broken_white}
   signs:
-    - {id: speed_limit, s: 110, side: right, value: 30}
-ego: {lane: 1, s: 10, speed: 70, route: {distance: 230}}
+    - {id: speed_limit, s: 80, side: right, value: 30}
+ego: {lane: 1, s: 10, speed: 70, route: {distance: 140}}
 rules: [speed_limit]
-expect: {reach_goal: true, timeout: 60}
+expect: {reach_goal: true, timeout: 40}
 search:
-  environment.visibility: {range: [10, 400]}
+  environment.visibility: {range: [10, 400], step: 5}
 """, "vlm", "speed_limit"),
 }
 
@@ -103,6 +103,39 @@ def cached_executor(cache_dir: Path, workers: int, counter: dict):
     return run
 
 
+def measure(scene: Path, agent: str, rule: str, step: float, execute, out: Path) -> list[tuple[float, bool, float]]:
+    """(value, broken, objective) on a grid of the scene's one searched parameter: where the failure region is."""
+    from roadtest.dsl.bundle_writer import write_bundle
+    from roadtest.dsl.loader import Variant, validate_doc
+    from roadtest.dsl.search_space import concrete_doc
+    from roadtest.runner.cli import run_id_for
+    from roadtest.runner.episode import Job
+    from roadtest.search.engine import load_scene, objective_of
+
+    doc, scn, params = load_scene(scene)
+    p = params[0]
+    n = int(round((p.high - p.low) / step))
+    jobs = []
+    for k in range(n + 1):
+        value = round(p.low + k * step, 6)
+        value = int(value) if p.kind == "int" else value
+        cdoc = concrete_doc(doc, {p.key: value}, params)
+        vid = f"{scn.name}--grid-{k:04d}"
+        bundle = write_bundle(Variant(scenario=validate_doc(cdoc), id=vid, seed=0, sweep={p.key: value}, source=scene),
+                              out / "bundles")
+        jobs.append(Job(run_id=run_id_for(vid, 0, agent), bundle=str(bundle), variant=vid, seed=0, agent=agent,
+                        tick=0.05, out=str(out), timeout=600.0, reference=False))
+    found = {}
+
+    def on_result(rec):
+        value = json.loads((Path(next(j.bundle for j in jobs if j.run_id == rec["run_id"])) / "meta.json").read_text())["sweep"][p.key]
+        obj, broken, _ = objective_of(rec, "robustness", rule)
+        found[value] = (value, broken, obj)
+
+    execute(jobs, on_result)
+    return [found[v] for v in sorted(found)]
+
+
 def runs_to_first(trials) -> int | None:
     for i, t in enumerate(sorted(trials, key=lambda t: t.number), start=1):
         if t.broken:
@@ -119,6 +152,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", default="runner,fog-sign")
     ap.add_argument("-j", "--workers", type=int, default=2)
     ap.add_argument("--work", type=Path, default=Path("search-bench"))
+    ap.add_argument("--measure", type=float, default=None, metavar="STEP",
+                    help="Only run a grid of this step over each scene's parameter and print where it breaks.")
     a = ap.parse_args(argv)
 
     from roadtest.search.engine import run_search
@@ -133,6 +168,13 @@ def main(argv=None) -> int:
         scene.write_text(text)
         counter = {"runs": 0}
         execute = cached_executor(work / "cache", a.workers, counter)
+        if a.measure:
+            grid = measure(scene, agent, rule, a.measure, execute, work / "grid")
+            broken = [v for v, b, _ in grid if b]
+            print(f"{scene_name}: {len(grid)} grid values, broken at {broken}")
+            for v, b, o in grid:
+                print(f"  {v:g}: {'BROKEN' if b else 'kept'} {o}")
+            continue
         per_method = {}
         start = time.monotonic()
         for method in methods:

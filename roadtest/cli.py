@@ -71,7 +71,7 @@ def _search(a: argparse.Namespace) -> int:
     return search_command(scene=a.scene, agents=a.agent, rule=a.rule, objective=a.objective, budget=a.budget,
                           method=a.method, batch=a.batch, workers=a.workers, executor=a.executor, address=a.address,
                           out=a.out, resume=a.resume, seed=a.seed, tick=a.tick, timeout=a.timeout, map_=a.map,
-                          clips=a.clips, stop_on_violation=a.stop_on_violation)
+                          clips=a.clips, stop_on_violation=a.stop_on_violation, agent_config=a.agent_config)
 
 
 def _carla_options(a: argparse.Namespace) -> dict:
@@ -226,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scene", type=Path, help="Scenario .yaml with a search: block.")
     p.add_argument("-a", "--agent", action="append", required=True, metavar="NAME",
                    help="Agent to search against (as for run); repeat for a search per agent in the same folder.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="FILE", help="The agent's config file (as for run).")
     p.add_argument("--rule", default=None, metavar="ID", help="Minimise this rule's robustness (default: the least over "
                                                                 "the scene's rules).")
     p.add_argument("--objective", default="robustness", metavar="NAME",

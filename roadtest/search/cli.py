@@ -38,7 +38,7 @@ def search_command(scene: Path, agents: Sequence[str], budget: int, rule: str | 
                    objective: str = "robustness", method: str | None = None, batch: int = 4, workers: int = 1,
                    executor: str = "local", address: str | None = None, out: Path | None = None, resume: bool = False,
                    seed: int = 0, tick: float = 0.05, timeout: float = 600.0, map_: bool = False, clips: bool = False,
-                   stop_on_violation: bool = False) -> int:
+                   stop_on_violation: bool = False, agent_config: Path | None = None) -> int:
     """Search, write counterexamples (and boundaries); 0 when nothing broke, 1 when counterexamples were found."""
     from roadtest.runner.plan import new_results_folder
     from roadtest.search.counterexamples import write_counterexamples
@@ -59,14 +59,17 @@ def search_command(scene: Path, agents: Sequence[str], budget: int, rule: str | 
     from roadtest.agents.registry import agent_class
 
     for a in agents:
-        agent_class(a)  # an unknown agent is the user's mistake: say so before any run
+        cls = agent_class(a)  # an unknown agent is the user's mistake: say so before any run
+        if agent_config is not None and hasattr(cls, "check_config"):
+            cls.check_config(agent_config)
     method = method or ("qmc" if map_ else "tpe")
     if out is None:
         out = new_results_folder(Path(f"{Path(scene).stem}-search"))
     print(f"roadtest: search results in {out}", file=sys.stderr)
     trials = run_search(Path(scene), list(dict.fromkeys(agents)), budget, Path(out), rule=rule, objective=objective,
                         method=method, seed=seed, batch=batch, workers=workers, executor=executor, address=address,
-                        resume=resume, tick=tick, timeout=timeout, stop_on_violation=stop_on_violation)
+                        resume=resume, tick=tick, timeout=timeout, stop_on_violation=stop_on_violation,
+                        agent_config=agent_config)
     everyone = [t for ts in trials.values() for t in ts]
     index = write_counterexamples(Path(out), doc, params, everyone, Path(scene), objective, rule, clips=clips)
     for agent, ts in trials.items():

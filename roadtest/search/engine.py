@@ -21,7 +21,7 @@ from roadtest.dsl.search_space import Param, concrete_doc, minutes_to_time
 from roadtest.errors import UserError
 
 __all__ = ["METHODS", "OBJECTIVES", "DEFAULT_BATCH", "CAP", "SEARCH_FILE", "Spec", "Trial", "make_sampler",
-           "objective_of", "run_search", "load_scene", "trials_in_store"]
+           "objective_of", "run_search", "load_scene", "trials_in_store", "import_optuna"]
 
 METHODS = ("tpe", "cmaes", "gp", "qmc", "random")
 OBJECTIVES = ("robustness", "driving_score")
@@ -92,9 +92,20 @@ def load_scene(path: Path):
     return doc, scn, search_params(doc, scn)
 
 
+def import_optuna():
+    """The optuna module, or a DependencyMissing naming the extra that brings it."""
+    try:
+        import optuna
+    except ImportError as e:
+        from roadtest.errors import DependencyMissing
+
+        raise DependencyMissing("optuna (needed by roadtest search)", extra="search") from e
+    return optuna
+
+
 def make_sampler(method: str, seed: int, n_params: int, batch: int):
     """optuna's own sampler for a method name, seeded."""
-    import optuna
+    optuna = import_optuna()
 
     startup = max(2 * batch, 4)
     if method == "tpe":
@@ -232,12 +243,12 @@ def run_search(scene: Path, agents: Sequence[str], budget: int, out: Path, *, ru
                objective: str = "robustness", method: str = "tpe", seed: int = 0, batch: int = DEFAULT_BATCH,
                workers: int = 1, executor: str | Executor = "local", address: str | None = None, resume: bool = False,
                tick: float = 0.05, timeout: float = 600.0, stop_on_violation: bool = False,
-               quiet: bool = False) -> dict[str, list[Trial]]:
+               quiet: bool = False, agent_config: Path | None = None) -> dict[str, list[Trial]]:
     """Search the scene for each agent in turn; return every agent's trials in trial order.
 
     `executor` is "local" (the runner pool, `workers` processes), "ray" (a Ray cluster at `address`, or a local
     one with `workers` CPUs), or a callable(jobs, on_result) that runs jobs some other way (tests)."""
-    import optuna
+    optuna = import_optuna()
 
     from roadtest.dsl.loader import Variant, validate_doc
     from roadtest.dsl.bundle_writer import write_bundle
@@ -302,7 +313,8 @@ def run_search(scene: Path, agents: Sequence[str], budget: int, out: Path, *, ru
                     bundle = write_bundle(variant, out / "bundles")
                     jobs.append(Job(run_id=run_id_for(vid, RUN_SEED, agent), bundle=str(bundle), variant=vid,
                                     seed=RUN_SEED, agent=agent, tick=tick, out=str(out), timeout=timeout,
-                                    reference=False))
+                                    reference=False,
+                                    agent_config=str(Path(agent_config).resolve()) if agent_config else None))
                 number_of = {j.run_id: int(j.variant.rsplit("-t", 1)[1]) for j in jobs}
 
                 def on_result(rec: dict[str, Any]) -> None:
