@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                 "the scene's rules).")
     p.add_argument("--objective", default="robustness", metavar="NAME",
                    help="robustness (default: a rule's margin or STL robustness) or driving_score.")
-    p.add_argument("--budget", type=int, required=True, metavar="N", help="Runs per agent.")
+    p.add_argument("--budget", type=int, default=50, metavar="N", help="Runs per agent (default 50).")
     p.add_argument("--method", default=None, metavar="NAME",
                    help="optuna sampler: tpe (default), cmaes, gp, qmc (Sobol; the default with --map) or random.")
     p.add_argument("--batch", type=int, default=4, metavar="N",
