@@ -35,8 +35,8 @@ SCENES = {
     "runner": ("""\
 name: runner
 country: CN
-road: {kind: straight, length: 400, lanes: {forward: 1, backward: 1, width: 3.5}, speed_limit: 50}
-ego: {lane: 1, s: 10, speed: 43, route: {distance: 330}}
+road: {kind: straight, length: 200, lanes: {forward: 1, backward: 1, width: 3.5}, speed_limit: 50}
+ego: {lane: 1, s: 10, speed: 43, route: {distance: 150}}
 actors:
   - id: runner
     kind: pedestrian
@@ -44,10 +44,10 @@ actors:
     behaviours:
       - {action: cross_road, speed: 14, to: left, trigger: {time: 3}}
 rules: [no_collision_vru]
-expect: {reach_goal: true, timeout: 60}
+expect: {reach_goal: true, timeout: 30}
 search:
-  actors.runner.behaviours.0.trigger.time: {range: [0, 20], step: 0.1}
-""", "lane-follower", "no_collision_vru"),
+  actors.runner.behaviours.0.trigger.time: {range: [0, 20], step: 0.25}
+""", "lane-follower", "no_collision_vru", 0.1),
     "fog-sign": ("""\
 name: fog-sign
 country: DE
@@ -63,8 +63,8 @@ ego: {lane: 1, s: 10, speed: 70, route: {distance: 140}}
 rules: [speed_limit]
 expect: {reach_goal: true, timeout: 40}
 search:
-  environment.visibility: {range: [10, 400], step: 5}
-""", "vlm", "speed_limit"),
+  environment.visibility: {range: [10, 400], step: 10}
+""", "vlm", "speed_limit", 0.05),
 }
 
 
@@ -76,7 +76,8 @@ def cached_executor(cache_dir: Path, workers: int, counter: dict):
 
     def key(job) -> str:
         meta = json.loads((Path(job.bundle) / "meta.json").read_text())
-        return json.dumps([job.agent, meta.get("sweep")], sort_keys=True)
+        values = {k: round(v, 6) if isinstance(v, float) else v for k, v in (meta.get("sweep") or {}).items()}
+        return json.dumps([job.agent, values], sort_keys=True)
 
     index_path = cache_dir / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
@@ -103,7 +104,7 @@ def cached_executor(cache_dir: Path, workers: int, counter: dict):
     return run
 
 
-def measure(scene: Path, agent: str, rule: str, step: float, execute, out: Path) -> list[tuple[float, bool, float]]:
+def measure(scene: Path, agent: str, rule: str, step: float, execute, out: Path, tick: float) -> list[tuple[float, bool, float]]:
     """(value, broken, objective) on a grid of the scene's one searched parameter: where the failure region is."""
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.loader import Variant, validate_doc
@@ -124,7 +125,7 @@ def measure(scene: Path, agent: str, rule: str, step: float, execute, out: Path)
         bundle = write_bundle(Variant(scenario=validate_doc(cdoc), id=vid, seed=0, sweep={p.key: value}, source=scene),
                               out / "bundles")
         jobs.append(Job(run_id=run_id_for(vid, 0, agent), bundle=str(bundle), variant=vid, seed=0, agent=agent,
-                        tick=0.05, out=str(out), timeout=600.0, reference=False))
+                        tick=tick, out=str(out), timeout=600.0, reference=False))
     found = {}
 
     def on_result(rec):
@@ -161,7 +162,7 @@ def main(argv=None) -> int:
     methods = [m for m in a.methods.split(",") if m] + ["random"]
     rows = []
     for scene_name in a.scenes.split(","):
-        text, agent, rule = SCENES[scene_name]
+        text, agent, rule, tick = SCENES[scene_name]
         work = a.work / scene_name
         work.mkdir(parents=True, exist_ok=True)
         scene = work / f"{scene_name}.yaml"
@@ -169,7 +170,7 @@ def main(argv=None) -> int:
         counter = {"runs": 0}
         execute = cached_executor(work / "cache", a.workers, counter)
         if a.measure:
-            grid = measure(scene, agent, rule, a.measure, execute, work / "grid")
+            grid = measure(scene, agent, rule, a.measure, execute, work / "grid", tick)
             broken = [v for v, b, _ in grid if b]
             print(f"{scene_name}: {len(grid)} grid values, broken at {broken}")
             for v, b, o in grid:
@@ -185,7 +186,7 @@ def main(argv=None) -> int:
                     import shutil
 
                     shutil.rmtree(out)
-                trials = run_search(scene, [agent], a.budget, out, rule=rule, method=method, seed=seed, batch=a.batch,
+                trials = run_search(scene, [agent], a.budget, out, rule=rule, method=method, seed=seed, batch=a.batch, tick=tick,
                                     executor=execute, stop_on_violation=True, quiet=True)[agent]
                 n = runs_to_first(trials)
                 found.append(n)
