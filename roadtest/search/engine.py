@@ -107,7 +107,7 @@ def make_sampler(method: str, seed: int, n_params: int, batch: int):
     """optuna's own sampler for a method name, seeded."""
     optuna = import_optuna()
 
-    startup = max(2 * batch, 4)
+    startup = max(2 * batch, 4)  # random candidates before the model takes over
     if method == "tpe":
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=n_params > 1)
     if method == "cmaes":  # CMA-ES needs two or more parameters; one is sampled by TPE instead
