@@ -106,7 +106,9 @@ def import_optuna():
 def make_sampler(method: str, seed: int, n_params: int, batch: int):
     """optuna's own sampler for a method name, seeded."""
     optuna = import_optuna()
+    import warnings
 
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # multivariate TPE, GP, QMC
     startup = max(2 * batch, 4)  # random candidates before the model takes over
     if method == "tpe":
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=n_params > 1)
@@ -115,14 +117,8 @@ def make_sampler(method: str, seed: int, n_params: int, batch: int):
                                             independent_sampler=optuna.samplers.TPESampler(seed=seed,
                                                                                            n_startup_trials=startup))
     if method == "gp":
-        import warnings
-
-        warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         return optuna.samplers.GPSampler(seed=seed, n_startup_trials=startup, deterministic_objective=True)
     if method == "qmc":
-        import warnings
-
-        warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         return optuna.samplers.QMCSampler(qmc_type="sobol", scramble=True, seed=seed, warn_independent_sampling=False)
     if method == "random":
         return optuna.samplers.RandomSampler(seed=seed)
