@@ -117,3 +117,18 @@ def test_wilson_interval_against_the_textbook_value():
     # 8 of 10: Wilson 95 % interval 0.490 .. 0.943 (Newcombe 1998, Table I method 3 style)
     p, lo, hi = wilson(8, 10)
     assert p == 0.8 and lo == pytest.approx(0.4902, abs=1e-3) and hi == pytest.approx(0.9433, abs=1e-3)
+
+
+def test_the_report_of_a_search_draws_each_parameter(tmp_path):
+    from roadtest.report.html import build_report
+
+    scene = write_scene(tmp_path, "environment.visibility: {range: [20, 400]}")
+    out = tmp_path / "o"
+    for agent, edge in (("lane-follower", 150.0), ("expert", 60.0)):
+        run_search(scene, [agent], 12, out, method="qmc", seed=0, batch=4, resume=True,
+                   executor=stand_in_executor(lambda v, e=edge: v["environment.visibility"] - e), quiet=True)
+    page = build_report(out, tmp_path / "report.html")
+    html = page.read_text()
+    assert "<h2>search</h2>" in html and "search.png" in html
+    assert (tmp_path / "report_files" / "search.png").stat().st_size > 10_000
+    assert json.loads((out / "search.json").read_text())["agents"] == ["lane-follower", "expert"]
