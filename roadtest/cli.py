@@ -65,6 +65,15 @@ def _run(a: argparse.Namespace) -> int:
                        backend_options=_carla_options(a), stop_on_collision=a.stop_on_collision, only=a.only)
 
 
+def _search(a: argparse.Namespace) -> int:
+    from roadtest.search.cli import search_command
+
+    return search_command(scene=a.scene, agents=a.agent, rule=a.rule, objective=a.objective, budget=a.budget,
+                          method=a.method, batch=a.batch, workers=a.workers, executor=a.executor, address=a.address,
+                          out=a.out, resume=a.resume, seed=a.seed, tick=a.tick, timeout=a.timeout, map_=a.map,
+                          clips=a.clips, stop_on_violation=a.stop_on_violation, agent_config=a.agent_config)
+
+
 def _carla_options(a: argparse.Namespace) -> dict:
     """The --carla-* values given, as CarlaSimulator keyword arguments."""
     given = {"host": a.carla_host, "port": a.carla_port, "tm_port": a.carla_tm_port, "weather": a.carla_weather}
@@ -227,6 +236,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-sensors", action="store_true",
                    help="Save every rendered frame as PNG under OUT/runs/<run id>/sensors/<sensor id>/.")
 
+    p = _add(sub, "search", _search, "Search a scene's search: parameters for rule violations; write each one found "
+                                     "as a scenario.")
+    p.add_argument("scene", type=Path, help="Scenario .yaml with a search: block.")
+    p.add_argument("-a", "--agent", action="append", required=True, metavar="NAME",
+                   help="Agent to search against (as for run); repeat for a search per agent in the same folder.")
+    p.add_argument("--agent-config", type=Path, default=None, metavar="FILE", help="The agent's config file (as for run).")
+    p.add_argument("--rule", default=None, metavar="ID", help="Minimise this rule's robustness (default: the least over "
+                                                                "the scene's rules).")
+    p.add_argument("--objective", default="robustness", metavar="NAME",
+                   help="robustness (default: a rule's margin or STL robustness) or driving_score.")
+    p.add_argument("--budget", type=int, default=50, metavar="N", help="Runs per agent (default 50).")
+    p.add_argument("--method", default=None, metavar="NAME",
+                   help="optuna sampler: tpe (default), cmaes, gp, qmc (Sobol; the default with --map) or random.")
+    p.add_argument("--batch", type=int, default=4, metavar="N",
+                   help="Candidates asked together (default 4); fixed, so -j and the executor never change them.")
+    p.add_argument("-j", "--workers", type=int, default=1, metavar="N", help="Parallel worker processes (default 1).")
+    p.add_argument("--executor", default="local", metavar="NAME", help="local (default) or ray.")
+    p.add_argument("--address", default=None, metavar="ADDR", help="Ray cluster address (with --executor ray).")
+    p.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
+                   help="Results folder (default: a new results/<scene>-search-<UTC time>/).")
+    p.add_argument("--resume", action="store_true", help="Continue the search recorded in --out.")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="Sampler seed (default 0): same seed, same candidates.")
+    p.add_argument("--tick", type=float, default=0.05, metavar="SECONDS", help="Simulation tick (default 0.05).")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="Wall-clock limit per run (default 600).")
+    p.add_argument("--map", action="store_true",
+                   help="Estimate the kept/broken boundary of each searched parameter, with a 95 %% interval.")
+    p.add_argument("--clips", action="store_true", help="Render a clip of each counterexample at its violation.")
+    p.add_argument("--stop-on-violation", action="store_true", help="End each agent's search after the first batch "
+                                                                    "with a violation.")
+
     rules = _add(sub, "rules", lambda a: a._parser.error("a subcommand is required (list, show, check)"),
                  "The atomic traffic-rule catalogue.")
     rsub = rules.add_subparsers(title="subcommands", metavar="SUBCOMMAND", parser_class=_Parser)
@@ -298,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     return top
 
 
-COMMANDS = ("convert", "validate", "schema", "map", "run", "rules list", "rules show", "rules check", "signs gallery",
+COMMANDS = ("convert", "validate", "schema", "map", "run", "search", "rules list", "rules show", "rules check", "signs gallery",
             "signs list", "exam build", "exam run", "exam compare", "replay", "report", "compose")
 
 

@@ -29,6 +29,7 @@ SLOW = {
     "python3 scripts/check_suites.py": "every level: about 4 minutes on an idle machine",
     "roadtest run scenarios/composed/L1/red_light.yaml": "every variant of the scene: over a minute",
     "roadtest exam build scenarios/suites/L1.yaml": "the expert drives all of L1",
+    "roadtest search scenarios/search/walker_crossing.yaml": "40 runs of the scene: a few minutes",
 }
 # commands that need what a test machine does not have: parsed, never run
 EXTERNAL = {

@@ -402,15 +402,18 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
 def load_scenario_file(path: str | Path) -> Scenario:
     """Load and check one scenario file (its sweep, if any, is checked but not applied)."""
     doc = parse_file(path)
+    from roadtest.dsl.search_space import check_search, search_params
     from roadtest.dsl.variants import check_sweep
 
-    problems = check_sweep(doc)
+    problems = check_sweep(doc) + check_search(doc)
     try:
         scn = validate_doc(doc)
     except ScenarioError as e:
         raise ScenarioError(_dedupe(problems + e.problems)) from None
     if problems:
         raise ScenarioError(problems)
+    if scn.search:
+        search_params(doc, scn)
     return scn
 
 

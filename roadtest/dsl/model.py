@@ -31,6 +31,7 @@ Lane and s conventions (for authors and for the emitters):
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -46,7 +47,7 @@ __all__ = [
     "TrafficLight", "SignalPlan", "OfficerPhase", "Sign", "Ramp", "Road", "Route", "RouteStop", "Ego", "Place",
     "Trigger", "PositionTrigger",
     "KeepSpeed", "ChangeSpeed", "ChangeLane", "CutIn", "Stop", "CrossRoad", "FollowLane", "PullOver",
-    "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "Scenario", "ActorKind", "Marking", "WeatherPreset",
+    "Behaviour", "Actor", "Traffic", "RuleRef", "Expect", "SearchParam", "Scenario", "ActorKind", "Marking", "WeatherPreset",
 ]
 
 
@@ -506,6 +507,45 @@ class Expect(_Model):
                                                        "run goes on to its timeout.")
 
 
+_HHMM_TEXT = re.compile(r"^\d{2}:\d{2}$")
+
+
+class SearchParam(_Model):
+    """One searched parameter: a range (uniform, or log-uniform, optionally on a step) or a list of choices.
+
+    Values are written in the field's YAML units (km/h for speeds, degrees for angles, "HH:MM" for a time);
+    they are put into the scene as written, so the scene's own checks and conversions apply to them."""
+
+    range: list[Union[float, str]] | None = Field(None, min_length=2, max_length=2,
+                                                  description="[low, high] in the field's YAML units, or two 'HH:MM' times.")
+    log: bool = Field(False, description="Sample the range log-uniformly (low > 0).")
+    step: Positive | None = Field(None, description="Sample the range on this step (integers when low, high and step are).")
+    choices: list[Any] | None = Field(None, min_length=1, description="Values to choose among.")
+
+    @model_validator(mode="after")
+    def _shape(self) -> "SearchParam":
+        if (self.range is None) == (self.choices is None):
+            raise ValueError("expected exactly one of range or choices")
+        if self.choices is not None:
+            if self.log or self.step is not None:
+                raise ValueError("log and step go with a range, not with choices")
+            return self
+        lo, hi = self.range
+        if isinstance(lo, str) or isinstance(hi, str):
+            if not all(isinstance(v, str) and _HHMM_TEXT.match(v) and int(v[:2]) < 24 and int(v[3:]) < 60
+                       for v in (lo, hi)):
+                raise ValueError(f"range: expected two numbers or two 'HH:MM' times, got [{lo!r}, {hi!r}]")
+            if self.log:
+                raise ValueError("log: a time range is sampled uniformly")
+        if not lo < hi:
+            raise ValueError(f"range: expected low < high, got [{lo!r}, {hi!r}]")
+        if self.log and not (isinstance(lo, (int, float)) and lo > 0):
+            raise ValueError(f"log: expected low > 0, got {lo!r}")
+        if self.log and self.step is not None:
+            raise ValueError("log and step cannot be combined")
+        return self
+
+
 class Scenario(_Model):
     """A rule scenario as written in YAML (sweep not yet applied when it has one)."""
 
@@ -524,6 +564,8 @@ class Scenario(_Model):
     rules: list[RuleRef] = Field(default_factory=list, description="Rule ids, or {id, params}.")
     expect: Expect = Field(default_factory=Expect)
     sweep: dict[str, list[Any]] = Field(default_factory=dict, description="dotted.path: [values]; each combination is a variant.")
+    search: dict[str, SearchParam] = Field(default_factory=dict, description="dotted.path: {range | choices}: the "
+                                           "space `roadtest search` explores; `roadtest run` runs the scene as written.")
 
     @field_validator("country", mode="before")
     @classmethod

@@ -103,7 +103,9 @@ def expand_doc(doc: Doc, overrides: dict[str, Any] | None = None, seeds: list[in
 
 
 def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> list[Variant]:
-    problems = check_sweep(doc)
+    from roadtest.dsl.search_space import check_search, search_params
+
+    problems = check_sweep(doc) + check_search(doc)
     doc = _copy(doc)
     for key, value in overrides.items():
         path, why = path_exists(key, {k: v for k, v in doc.data.items() if k != "sweep"})
@@ -116,6 +118,8 @@ def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> lis
         raise ScenarioError(problems + e.problems) from None
     if problems:
         raise ScenarioError(problems)
+    if base.search:
+        search_params(doc, base)  # a range end the scene refuses is an error at its search key
     sweep = base.sweep
     keys = list(sweep)
     paths = {k: path_exists(k, doc.data)[0] for k in keys}

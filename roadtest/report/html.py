@@ -207,6 +207,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
     from roadtest.report.figures import summary_figure
     from roadtest.report.page_assets import CSS, JS
     from roadtest.report.rundata import load_run, read_results
+    from roadtest.report.search_plot import search_section
     from roadtest.runner.summary import summarise
 
     results_dir, out = Path(results_dir), Path(out)
@@ -247,6 +248,7 @@ def build_report(results_dir: Path, out: Path, clips: bool = False, progress=Non
             f"<style>{CSS}</style></head><body><h1>roadtest report: <code>{escape(str(results_dir))}</code></h1>"
             f"{_cards(summary)}" + (f'<img src="{_rel(fig, out)}" alt="summary" style="max-width:100%">' if fig else "")
             + "".join(_scalars(summary.get(m.key), f"{m.title} over the suite") for m in metrics() if m.title)
+            + search_section(results_dir, records, files, out)
             + f'<h2>runs</h2><div id="filters">{filters}</div><table id="runs"><thead><tr>{heads}</tr></thead>'
             f"<tbody>{rows}</tbody></table>" + (_exam_section(exam) if exam else "") + "".join(sections)
             + f"<script>{JS}</script></body></html>")

@@ -47,6 +47,7 @@ class RuleResult:
     times: tuple[float, ...] = ()
     excused_by: str | None = None
     in_force_time: float = 0.0  # s the rule was in force
+    margin: float | None = None  # quantitative robustness in the rule's units where its monitor is a ±1 flag (margins.py)
 
     @property
     def violated(self) -> bool:
@@ -57,6 +58,8 @@ class RuleResult:
              "first_violation": self.first_violation, "episodes": [e.to_dict() for e in self.episodes],
              "priority": self.priority, "priority_class": self.priority_class, "params": dict(self.params),
              "excused_by": self.excused_by, "in_force_time": self.in_force_time}
+        if self.margin is not None:
+            d["margin"] = self.margin
         if series:
             d["robustness"], d["times"] = list(self.robustness), list(self.times)
         return d
@@ -142,6 +145,12 @@ def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapp
         return []
     sig = signals if signals is not None else extract_signals(trace, meta)
     results = {rid: evaluate_rule(r, r.params, sig) for rid, r in rules.items()}
+    from roadtest.rules.margins import MARGINS, margin
+
+    for rid in MARGINS:
+        res = results.get(rid)
+        if res is not None and res.verdict != "not_applicable":
+            results[rid] = RuleResult(**{**res.__dict__, "margin": margin(rid, trace, sig, res.violated)})
     cat = rules
     _, conflicts = governing_rule(list(rules), cat)
     chosen = meta.get("governing")

@@ -1,0 +1,1 @@
+"""Falsification: search a scene's `search:` parameters for rule violations, write counterexamples, map boundaries."""
