@@ -166,7 +166,7 @@ def _limit_zones(net, route_lanes: dict[str, int]) -> list[dict[str, Any]]:
 def map_scene(net, route: dict[str, Any]) -> dict[str, Any]:
     route_lanes = {str(g["road"]): int(g["lane"]) for g in route.get("lanes") or []}
     signs, lights, stop_lines = [], [], []
-    for sg in net.signals.values():
+    for sg in net.placed_signals:  # each sign where it stands, ids shared or not
         kind = str(sg.type)
         if sg.dynamic or kind in LIGHT_TYPES:
             lights.append({"id": sg.id, "signal_id": sg.id, "road": sg.road, "s": sg.s})

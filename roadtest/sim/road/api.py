@@ -89,6 +89,7 @@ class Signal:
     dynamic: bool
     name: str
     validity: tuple[tuple[int, int], ...]  # (fromLane, toLane) pairs; empty = all lanes of its direction
+    reference: bool = False  # a <signalReference>'s copy of a signal placed on another road
 
 
 @dataclass(frozen=True)

@@ -60,10 +60,13 @@ class RoadNetwork:
         self.roads: dict[str, Road] = pm.roads
         self.junctions = pm.junctions
         self.driving_side = "left" if pm.rule == "LHT" else "right"
-        self.signals: dict[str, Signal] = {}
+        self.signals: dict[str, Signal] = {}  # by id: the first of the signals that share one
+        self.placed_signals: list[Signal] = []  # every <signal> where it stands (signal references left out)
         for r in self.roads.values():
             for sg in r.signals:
                 self.signals.setdefault(sg.id, sg)
+                if not sg.reference:
+                    self.placed_signals.append(sg)
         self._order = list(self.roads)
         self._ri = {rid: i for i, rid in enumerate(self._order)}
         self.graph = LaneGraph(pm)
