@@ -90,3 +90,32 @@ def test_criteria_conditions_are_reported_not_evaluated_as_triggers(tmp_path):
     for k in range(20):  # the emptied stop trigger never fires
         eng.step(round(k * 0.05, 6))
     assert not eng.finished
+
+
+def _act_started(tmp_path, description: str) -> bool:
+    """The act's start group: SimulationTime == 0 AND the ego has travelled 1 m (true only later, at 5 m/s)."""
+    start = """<StartTrigger><ConditionGroup>
+      <Condition name="moved" delay="0" conditionEdge="rising"><ByEntityCondition><TriggeringEntities
+        triggeringEntitiesRule="any"><EntityRef entityRef="Ego"/></TriggeringEntities><EntityCondition>
+        <TraveledDistanceCondition value="1.0"/></EntityCondition></ByEntityCondition></Condition>
+      <Condition name="at0" delay="0" conditionEdge="rising"><ByValueCondition>
+        <SimulationTimeCondition value="0" rule="equalTo"/></ByValueCondition></Condition>
+    </ConditionGroup></StartTrigger>"""
+    init = """<Private entityRef="Ego"><PrivateAction><TeleportAction><Position><LanePosition roadId="1" laneId="-1"
+      s="10" offset="0"/></Position></TeleportAction></PrivateAction>""" + speed_action(5.0) + "</Private>"
+    body = event("faster", speed_action(15.0), trigger("StartTrigger", """<Condition name="c" delay="0"
+      conditionEdge="none"><ByValueCondition><SimulationTimeCondition value="0" rule="greaterOrEqual"/>
+      </ByValueCondition></Condition>"""))
+    text = scenario(body, init=init, act_start=start).replace('description="test"', f'description="{description}"')
+    eng = load_engine(tmp_path, text)
+    for k in range(40):
+        eng.step(round(k * 0.05, 6))
+    return eng.entities["Ego"].speed > 10.0
+
+
+def test_conditions_latch_in_scenario_runners_reading(tmp_path):
+    assert _act_started(tmp_path, "CARLA:Latch")  # t == 0 was true once, 1 m travelled later: the group fires
+
+
+def test_conditions_hold_together_by_the_standard(tmp_path):
+    assert not _act_started(tmp_path, "Latch")  # never both true at one tick
