@@ -56,7 +56,7 @@ def _static(rec, rr, run: RunData) -> None:
                 strips.append(np.column_stack([inner, np.zeros(len(inner))]))
         rec.log("world/road", rr.LineStrips3D(strips, colors=[[90, 90, 90]], radii=[0.05]), static=True)
         pts, labels = [], []
-        for sg in run.network.signals.values():
+        for sg in run.network.placed_signals:
             x, y, _ = run.network.roads[sg.road].world(sg.s, sg.t)
             pts.append([float(x[0]), float(y[0]), 2.0])
             labels.append(f"{sg.type}" + (f".{sg.subtype}" if sg.subtype not in ("-1", "", "none") else ""))

@@ -125,12 +125,39 @@ def _lane_followed(net: RoadNetworkAPI, start: tuple[str, int, float], length: f
     return segs
 
 
-def _route(trace: Trace, net: RoadNetworkAPI, routing: bool) -> tuple[dict[str, Any], str]:
+def _distance_asked(xosc: Path, ego: str) -> tuple[float, str] | None:
+    """How far a file whose ego waits for its driver asks it to drive: scenario_runner's DrivenDistanceTest
+    criterion (its distance_success), else the longest TraveledDistanceCondition on the ego; None when neither."""
+    from roadtest.sim.xosc.parser import load_scenario
+
+    sc = load_scenario(xosc)
+    asked = [c.value for c in sc.criteria if c.name == "DrivenDistanceTest" and c.value > 0]
+    if asked:
+        return max(asked), "scenario_runner's DrivenDistanceTest criterion"
+    found = []
+    for cond in sc.root.iter("ByEntityCondition"):
+        refs = {r.get("entityRef") for r in cond.iterfind("TriggeringEntities/EntityRef")}
+        tdc = cond.find("EntityCondition/TraveledDistanceCondition")
+        if ego in refs and tdc is not None:
+            try:
+                found.append(float(tdc.get("value", "0")))
+            except ValueError:
+                continue
+    found = [v for v in found if v > 0]
+    return (max(found), "the longest TraveledDistanceCondition on the ego") if found else None
+
+
+def _route(trace: Trace, net: RoadNetworkAPI, routing: bool, xosc: Path | None = None) -> tuple[dict[str, Any], str]:
     pts, dist = _visited(trace)
-    if not pts or dist < 0.5:
+    asked = _distance_asked(xosc, str(trace.info.get("ego"))) if pts and dist < 0.5 and xosc else None
+    if not pts or (dist < 0.5 and asked is None):
         return {}, "none: the ego does not move on the map under the scenario's own controller"
     roads = [r for i, (r, _, _) in enumerate(pts) if i == 0 or pts[i - 1][0] != r]
-    if routing:
+    if asked is not None:
+        # an ego left to its driver (scenario_runner's external control): its start lane, for what the file asks
+        segs = _lane_followed(net, pts[0], asked[0], roads)
+        how = f"the ego's start lane followed for the {asked[0]:.0f} m asked by {asked[1]} (the ego waits for its driver)"
+    elif routing:
         segs, how = _runs(pts), "the ego's routing actions (the roads and lanes it takes under them)"
     else:
         segs, how = _lane_followed(net, pts[0], dist, roads), \
@@ -172,7 +199,7 @@ def _limit_zones(net: RoadNetworkAPI, route_lanes: dict[str, int]) -> list[dict[
 def map_scene(net: RoadNetworkAPI, route: dict[str, Any]) -> dict[str, Any]:
     route_lanes = {str(g["road"]): int(g["lane"]) for g in route.get("lanes") or []}
     signs, lights, stop_lines = [], [], []
-    for sg in net.signals.values():
+    for sg in net.placed_signals:  # each sign where it stands, ids shared or not
         kind = str(sg.type)
         if sg.dynamic or kind in LIGHT_TYPES:
             lights.append({"id": sg.id, "signal_id": sg.id, "road": sg.road, "s": sg.s})
@@ -227,7 +254,7 @@ def meta_from_run(bundle: Bundle, trace: Trace, net: RoadNetworkAPI | None) -> d
         if ego is not None:
             meta["ego"] = {"entity": ego}
         return meta
-    route, how = _route(trace, net, _has_routing(Path(bundle.xosc), ego))
+    route, how = _route(trace, net, _has_routing(Path(bundle.xosc), ego), Path(bundle.xosc))
     scene = map_scene(net, route)
     country = meta.get("country")
     rules = default_rules(scene, country)

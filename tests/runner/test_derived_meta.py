@@ -80,3 +80,36 @@ def test_lights_stop_signs_and_limit_signs_of_the_map_bring_their_rules():
     assert ids == ["no_collision_vehicle", "no_collision_vru", "speed_limit", "red_light", "stop_sign"]
     bare = map_scene(RoadNetwork.from_bytes(straight_road(500.0).encode()), {})
     assert [r["id"] for r in default_rules(bare, None)] == ["no_collision_vehicle", "no_collision_vru"]
+
+
+def waiting_ego(folder: Path, criteria: bool) -> Path:
+    """A scenario_runner-style file: the ego stands (its driver is the agent) and the file asks it to drive 80 m,
+    by a DrivenDistanceTest criterion or, without it, by a TraveledDistanceCondition on the ego ending the act."""
+    (folder / "road.xodr").write_text(straight_road(500.0))
+    init = """<Private entityRef="Ego"><PrivateAction><TeleportAction><Position><LanePosition roadId="1" laneId="-1"
+      s="20" offset="0"/></Position></TeleportAction></PrivateAction></Private>"""
+    crit = """<Condition name="criteria_DrivenDistanceTest" delay="0" conditionEdge="rising"><ByValueCondition>
+      <ParameterCondition parameterRef="distance_success" value="80" rule="lessThan"/></ByValueCondition></Condition>"""
+    travelled = """<Condition name="far" delay="0" conditionEdge="rising"><ByEntityCondition><TriggeringEntities
+      triggeringEntitiesRule="any"><EntityRef entityRef="Ego"/></TriggeringEntities><EntityCondition>
+      <TraveledDistanceCondition value="80"/></EntityCondition></ByEntityCondition></Condition>"""
+    stop = trigger("StopTrigger", sim_time(END), crit) if criteria else trigger("StopTrigger", travelled)
+    text = scenario("", init=init, stop=stop).replace(
+        "<RoadNetwork/>", '<RoadNetwork><LogicFile filepath="road.xodr"/></RoadNetwork>')
+    p = folder / "waiting.xosc"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("criteria", [True, False], ids=["driven-distance-criterion", "traveled-distance-condition"])
+def test_an_ego_waiting_for_its_driver_gets_the_distance_the_file_asks(tmp_path, criteria):
+    from roadtest.bundle import load_bundle
+    from roadtest.runner.derived_meta import derive_meta
+
+    meta = derive_meta(load_bundle(waiting_ego(tmp_path, criteria)))
+    # lane -1 from where the ego stands, 80 m along +x: a straight 80 m route
+    lanes = meta["route"]["lanes"]
+    assert [(g["road"], g["lane"]) for g in lanes] == [("1", -1)]
+    assert lanes[0]["s_end"] - lanes[0]["s_start"] == pytest.approx(80.0)
+    assert meta["route"]["length"] == pytest.approx(80.0, abs=2.0)
+    assert "waits for its driver" in meta["derived"]["route"]

@@ -92,6 +92,7 @@ class Signal:
     z_offset: float | None = None  # m, the face's lower edge above the road (OpenDRIVE zOffset); None: not given
     width: float | None = None  # m, the signal's width (OpenDRIVE width); None: not given
     height: float | None = None  # m, the signal's height (OpenDRIVE height); None: not given
+    reference: bool = False  # a <signalReference>'s copy of a signal placed on another road
 
 
 @dataclass(frozen=True)

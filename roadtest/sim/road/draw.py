@@ -170,7 +170,7 @@ def render_map_view(net: RoadNetwork, max_px: int = 2000, scale: float | None = 
         return img, view
     _scale_bar(img, view)
     title = f"{Path(net.source).name}: {len(net.roads)} roads, {len(net.junctions)} junctions, " \
-            f"{len(net.signals)} signals, {len(net.objects)} objects, {net.driving_side}-hand traffic"
+            f"{len(net.placed_signals)} signals, {len(net.objects)} objects, {net.driving_side}-hand traffic"
     cv2.putText(img, title, (10, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (20, 20, 20), 1, cv2.LINE_AA)
     return img, view
 

@@ -7,7 +7,7 @@ import heapq
 import itertools
 
 from roadtest.sim.road.api import LaneSegment
-from roadtest.sim.road.model import DRIVING_TYPES, Road
+from roadtest.sim.road.model import DRIVING_TYPES, Road, states_links
 from roadtest.sim.road.reader import ParsedMap
 
 __all__ = ["LaneGraph", "Node", "LANE_CHANGE_COST", "driving"]
@@ -36,7 +36,7 @@ class LaneGraph:
                     if lane.id == 0:
                         continue
                     if k + 1 < len(secs):
-                        nxt = lane.succ or ([lane.id] if lane.id in secs[k + 1].lanes and not _any_links(sec) else [])
+                        nxt = lane.succ or ([lane.id] if lane.id in secs[k + 1].lanes and not states_links(sec) else [])
                         for m in nxt:
                             if m in secs[k + 1].lanes:
                                 add((road.id, k, lane.id), "end", (road.id, k + 1, m), "start", False)
@@ -94,7 +94,7 @@ class LaneGraph:
         if not ks:
             return []
         if s is not None:
-            si = self.roads[road].section_index(s)
+            si = self.roads[road].section_index(s, lane)
             start = si if si in ks else (ks[-1] if forward else ks[0])
         else:
             start = ks[-1] if forward else ks[0]
@@ -120,8 +120,8 @@ class LaneGraph:
         """
         sr, sl, ss = start
         gr, gl, gs = goal
-        s_node = (sr, self.roads[sr].section_index(ss), sl)
-        g_node = (gr, self.roads[gr].section_index(gs), gl)
+        s_node = (sr, self.roads[sr].section_index(ss, sl), sl)
+        g_node = (gr, self.roads[gr].section_index(gs, gl), gl)
         tie = itertools.count()
         heap = [(0.0, next(tie), s_node, ss, None, False)]
         best: dict[tuple[Node, float], float] = {}
@@ -168,11 +168,6 @@ class LaneGraph:
             else:
                 segs.append(LaneSegment(node[0], node[2], entry, end))
         return [g for g in segs if abs(g.s_end - g.s_start) > 1e-9] or segs[-1:]
-
-
-def _any_links(sec) -> bool:
-    """Whether any lane of the section states links (then a missing link means no continuation)."""
-    return any(ln.succ or ln.pred for ln in sec.lanes.values() if ln.id != 0)
 
 
 def driving(road: Road, si: int, lane: int) -> bool:

@@ -13,6 +13,7 @@ from roadtest.sim.road.geometry import Geometry, Piecewise
 
 __all__ = ["Link", "Lane", "LaneSection", "RawObject", "Road", "Connection", "Junction", "DRIVING_TYPES", "wrap"]
 
+BOUNDARY_EPS = 1e-6  # m: an s this close to a section end lies on the boundary
 DRIVING_TYPES = frozenset({"driving", "entry", "exit", "onRamp", "offRamp", "connectingRamp", "bidirectional",
                            "onramp", "offramp", "connectingramp", "slipLane", "mwyEntry", "mwyExit"})
 
@@ -156,8 +157,19 @@ class Road:
         return out
 
     # ---- lanes --------------------------------------------------------------------------------
-    def section_index(self, s: float) -> int:
-        return min(max(bisect.bisect_right(self._sec_list, float(s)) - 1, 0), len(self.sections) - 1)
+    def section_index(self, s: float, lane: int | None = None) -> int:
+        """Index of the section at s: on a boundary the later section. Given a lane the later section lacks, an
+        earlier section that ends at s (a zero-length one included) and holds the lane is meant instead: a lane
+        position on a section boundary names the lane it is on (a section is closed at both ends for its lanes)."""
+        si = min(max(bisect.bisect_right(self._sec_list, float(s)) - 1, 0), len(self.sections) - 1)
+        if lane is None or lane in self.sections[si].lanes:
+            return si
+        k = si - 1
+        while k >= 0 and self.sections[k].s_end >= s - BOUNDARY_EPS:
+            if lane in self.sections[k].lanes:
+                return k
+            k -= 1
+        return si
 
     def bounds_at(self, si: int, s: float) -> dict[int, tuple[float, float]]:
         """bounds() at one s, in plain floats (the fast path for single queries)."""
@@ -200,6 +212,26 @@ class Road:
                 inner = outer
         return out
 
+    def lane_after(self, lane: int, s_from: float, s_to: float) -> int | None:
+        """The id the lane at s_from has at s_to on this road, following its lane links across the sections in
+        between (OpenDRIVE: a lane's predecessor/successor name lanes of the previous/next section in s; a section
+        whose lanes state no links continues each lane into the next under its own id, as the lane graph reads it).
+        None when the lane ends on the way."""
+        k = self.section_index(s_from, lane)
+        end = self.section_index(s_to, lane)
+        step = 1 if end > k else -1
+        while k != end and lane is not None:
+            here, there = self.sections[k], self.sections[k + step]
+            ln = here.lanes.get(lane)
+            own = (ln.succ if step > 0 else ln.pred) if ln is not None else []
+            back = [m.id for m in there.lanes.values() if m.id and lane in (m.pred if step > 0 else m.succ)]
+            found = [i for i in own + back if i in there.lanes]
+            if not found and not states_links(here if step > 0 else there) and lane in there.lanes:
+                found = [lane]
+            lane = found[0] if found else None
+            k += step
+        return lane
+
     def lane_t(self, lane: int, s, offset=0.0) -> tuple[np.ndarray, np.ndarray]:
         """(t of the lane centre + offset, lane width) at s, for s inside sections that hold the lane."""
         s = np.atleast_1d(np.asarray(s, dtype=float))
@@ -213,6 +245,13 @@ class Road:
                 inner, outer = b[lane]
                 t[m] = 0.5 * (inner + outer) + offset
                 w[m] = np.abs(outer - inner)
+        missing = np.flatnonzero(np.isnan(t))
+        for i in missing:  # on a boundary, the earlier section that holds the lane (see section_index)
+            k = self.section_index(float(s[i]), lane)
+            if k != si[i] and lane in self.sections[k].lanes:
+                inner, outer = self.bounds(k, s[i:i + 1])[lane]
+                t[i] = 0.5 * (inner[0] + outer[0]) + np.broadcast_to(offset, s.shape)[i]
+                w[i] = abs(outer[0] - inner[0])
         return t, w
 
     def world(self, s, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -242,3 +281,9 @@ class Road:
 def wrap(a):
     """Angle wrapped to [-pi, pi)."""
     return (np.asarray(a) + math.pi) % (2 * math.pi) - math.pi
+
+
+def states_links(sec) -> bool:
+    """Whether any lane of the section states a predecessor or successor (then a missing link means the lane
+    does not continue under its own id)."""
+    return any(ln.succ or ln.pred for ln in sec.lanes.values() if ln.id != 0)

@@ -60,10 +60,13 @@ class RoadNetwork:
         self.roads: dict[str, Road] = pm.roads
         self.junctions = pm.junctions
         self.driving_side = "left" if pm.rule == "LHT" else "right"
-        self.signals: dict[str, Signal] = {}
+        self.signals: dict[str, Signal] = {}  # by id: the first of the signals that share one
+        self.placed_signals: list[Signal] = []  # every <signal> where it stands (signal references left out)
         for r in self.roads.values():
             for sg in r.signals:
                 self.signals.setdefault(sg.id, sg)
+                if not sg.reference:
+                    self.placed_signals.append(sg)
         self._order = list(self.roads)
         self._ri = {rid: i for i, rid in enumerate(self._order)}
         self.graph = LaneGraph(pm)
@@ -93,7 +96,7 @@ class RoadNetwork:
 
     def _lane(self, road: str, lane: int, s: float):
         r = self._road(road)
-        si = r.section_index(s)
+        si = r.section_index(s, int(lane))
         ln = r.sections[si].lanes.get(int(lane))
         if ln is None:
             raise MapError(f"{self.source}: road {road!r} has no lane {lane} at s={s:.2f} "
@@ -133,7 +136,7 @@ class RoadNetwork:
         t0, _ = r.lane_t(lane, np.clip(s - eps, 0, r.length), offset)
         dtds = np.nan_to_num((t1 - t0) / (2 * eps))
         h = h + np.arctan2(dtds, np.maximum(1.0 - r.curvature(s) * t, 0.1))
-        if r.lane_sign(int(lane), r.section_index(float(s[0]))) < 0:
+        if r.lane_sign(int(lane), r.section_index(float(s[0]), int(lane))) < 0:
             h = h + math.pi
         return np.column_stack([x, y, r.elevation(s), wrap(h)])
 

@@ -8,6 +8,7 @@ Superelevation, crossfall, lane height and road shape are read past and ignored 
 from __future__ import annotations
 
 import math
+import re
 
 from lxml import etree
 
@@ -89,9 +90,27 @@ class _Ctx:
                     self.f(el, "d", 0.0))
 
 
+_LATE_DECLARATION = re.compile(rb"\A(\xef\xbb\xbf)?((?:\s|<!--.*?-->)*?)(<\?xml\s[^>]*?\?>)", re.S)
+
+
+def _declaration_first(cx: _Ctx, data: bytes) -> bytes:
+    """A map whose XML declaration follows a comment is not well-formed XML, yet esmini and CARLA's map builder
+    (pugixml, which skips declarations) read it: the late declaration is dropped, with a warning."""
+    m = _LATE_DECLARATION.match(data)
+    if m is None or not m.group(2).strip():
+        return data
+    if re.search(rb"encoding\s*=\s*[\"'](?!utf-?8)", m.group(3), re.I):
+        raise MapError(f"{cx.source}:1: the XML declaration comes after a comment and names an encoding other "
+                       "than UTF-8: put the declaration first")
+    cx.warnings.append(f"{cx.source}:1: the XML declaration comes after a comment (not well-formed XML): dropped, "
+                       "as esmini and CARLA's map builder read the file")
+    return data[:m.start(3)] + data[m.end(3):]
+
+
 def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
     """Parse OpenDRIVE bytes into roads and junctions."""
     cx = _Ctx(source)
+    data = _declaration_first(cx, data)
     try:
         # no external entities (a map must not read other local files); libxml2 caps entity amplification
         parser = etree.XMLParser(remove_comments=True, huge_tree=True, resolve_entities=False, no_network=True)
@@ -102,7 +121,9 @@ def parse_xodr(data: bytes, source: str = "<string>") -> ParsedMap:
         raise cx.err(root, "root element must be <OpenDRIVE>")
     header = root.find("header")
     if header is None:
-        raise cx.err(root, "missing <header>")
+        # the schema requires it, but esmini and CARLA's map builder read a map without one: so does roadtest
+        cx.warnings.append(f"{source}:{root.sourceline or 0}: <OpenDRIVE> has no <header>: read as OpenDRIVE 1.x")
+        header = etree.Element("header")
     if header.get("revMajor", "1") != "1":
         raise cx.err(header, f"revMajor={header.get('revMajor')!r}: only OpenDRIVE 1.x is supported")
     rule = "RHT"
@@ -426,7 +447,18 @@ def _junction(cx: _Ctx, el, roads: dict[str, Road]) -> Junction:
 
 def _resolve_signal_refs(cx: _Ctx, root, roads: dict[str, Road]) -> None:
     """Copy referenced signals onto the referencing road (same id, that road's s/t/orientation)."""
-    by_id = {s.id: s for r in roads.values() for s in r.signals}
+    by_id: dict[str, Signal] = {}
+    seen: dict[str, int] = {}
+    for r in roads.values():
+        for sg in r.signals:
+            by_id.setdefault(sg.id, sg)
+            seen[sg.id] = seen.get(sg.id, 0) + 1
+    twice = sorted(i for i, n in seen.items() if n > 1)
+    if twice:
+        # OpenDRIVE asks signal ids to be unique; CARLA's towns reuse them: every signal is kept where it stands, a
+        # reference or a state set by id reaches the first one read
+        cx.warnings.append(f"{cx.source}: {len(twice)} signal id(s) used by more than one <signal> (e.g. "
+                           f"{', '.join(map(repr, twice[:3]))}): all {sum(seen[i] for i in twice)} kept")
     for rel in root.iterfind("road"):
         road = roads[rel.get("id").strip()]
         for ref in rel.iterfind("signals/signalReference"):
@@ -439,4 +471,4 @@ def _resolve_signal_refs(cx: _Ctx, root, roads: dict[str, Road]) -> None:
                                        country=base.country, type=base.type, subtype=base.subtype, value=base.value,
                                        unit=base.unit, orientation=ori, dynamic=base.dynamic, name=base.name,
                                        validity=_validity(cx, ref) or base.validity, z_offset=base.z_offset,
-                                       width=base.width, height=base.height))
+                                       width=base.width, height=base.height, reference=True))

@@ -49,6 +49,12 @@ class LongitudinalActions:
         dv = abs(self.v1 - self.v0)
         val = abs(val)  # a rate is often written negative for braking
         k = {"linear": 1.0, "cubic": 1.5, "sinusoidal": math.pi / 2}.get(self.shape, 1.0)  # peak rate / mean rate
+        # scenario_runner's ChangeActorTargetSpeed keeps a step change running for its dynamics' time or distance
+        # (its parser passes `value` as the atomic's duration or distance whatever the shape); a file written for it
+        # ends such an action there, where the standard ends it at once
+        dialect = getattr(getattr(c, "sc", None), "srunner_dialect", False)
+        self.hold = (dim, val) if self.shape == "step" and val > 0 and dialect else None
+        self.held = 0.0
         if self.shape == "step" or val <= 0:
             self.T = 0.0
         elif dim == "time":
@@ -84,6 +90,10 @@ class LongitudinalActions:
             base = self.v_out if self.actor in getattr(c, "drivers", {}) else e.speed
             v = base + max(-e.max_decel * dt, min(e.max_accel * dt, v - base))
         e.speed = self.v_out = v
+        if self.hold is not None:
+            self.held += abs(v) * dt if self.hold[0] == "distance" else dt
+            if self.held < self.hold[1] - 1e-9:
+                return
         if at_end and abs(v - self.v1) < 1e-9:
             self.done = not self.continuous
 

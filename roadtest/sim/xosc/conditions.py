@@ -78,21 +78,32 @@ class Condition:
 
 
 class Trigger:
-    """Condition groups: true when every condition of any group is true (AND within a group, OR across)."""
+    """Condition groups: true when every condition of any group is true (AND within a group, OR across).
 
-    def __init__(self, groups: list[list[Condition]]):
+    `latch`: scenario_runner's reading (each condition is a oneshot_with_check behaviour under a SUCCESS_ON_ALL
+    Parallel, and conditionEdge is not read): a condition that was true once stays true, so a group fires once all
+    its conditions have been true, not necessarily at the same tick."""
+
+    def __init__(self, groups: list[list[Condition]], latch: bool = False):
         self.groups = groups
+        self.latch = latch
+        self.held: set[int] = set()  # ids of the latched conditions that were true
 
     def evaluate(self, ctx: Any) -> bool:
         result = False
         for g in self.groups:
             ok = bool(g)
             for c in g:
+                if self.latch:
+                    if c.evaluate(ctx):
+                        self.held.add(id(c))
+                    ok = ok and id(c) in self.held
                 # once a group is false only delayed conditions still need their history kept (as esmini)
-                if ok or c.delay > 0:
+                elif ok or c.delay > 0:
                     ok = c.evaluate(ctx) and ok
             result = result or ok
         if result:
+            self.held.clear()
             for g in self.groups:
                 for c in g:
                     c.reset()
@@ -380,4 +391,9 @@ def _build_condition(cx: Any, eb: Any) -> Condition:
 
 def build_trigger(tx: Any, eb: Any) -> Trigger:
     """A <StartTrigger>/<StopTrigger> element as a Trigger; `eb` gives file locations and position parsing."""
-    return Trigger([[_build_condition(cx, eb) for cx in gx.findall("Condition")] for gx in tx.findall("ConditionGroup")])
+    latch = getattr(getattr(eb, "sc", None), "srunner_dialect", False)
+    groups = [[_build_condition(cx, eb) for cx in gx.findall("Condition")] for gx in tx.findall("ConditionGroup")]
+    if latch:  # scenario_runner reads no conditionEdge: a condition succeeds while its test holds
+        for c in (c for g in groups for c in g):
+            c.edge = "none"
+    return Trigger(groups, latch)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from roadtest.errors import MapError
 from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.positions import Resolved, locate, wrap
 
@@ -184,6 +185,11 @@ def place(e: Any, m: Motion, r: Resolved, net: RoadNetworkAPI | None) -> None:
     m.lat = None
 
 
+def _entry_s(net: RoadNetworkAPI, road: str, lane: int) -> float:
+    """The s at which traffic enters the lane: the road's start for a lane run with s, else its end."""
+    return 0.0 if net.lane_direction(road, lane) > 0 else net.road_length(road)
+
+
 def _choose_successor(net: RoadNetworkAPI, m: Motion, options: list[tuple[str, int]], heading: float) -> tuple[str, int]:
     """The successor on the route when there is one, else a random one under a RandomRouteAction, else the
     straightest."""
@@ -197,9 +203,9 @@ def _choose_successor(net: RoadNetworkAPI, m: Motion, options: list[tuple[str, i
         goal = m.route[0]
         best, cost = None, math.inf
         for o in options:
-            try:
-                segs = net.route((o[0], o[1], 0.0), (goal[0], goal[1], 0.0))
-            except Exception:  # no path from this option
+            try:  # from where the option's lane is entered to where the goal's lane is entered
+                segs = net.route((o[0], o[1], _entry_s(net, *o)), (goal[0], goal[1], _entry_s(net, *goal)))
+            except MapError:  # a lane the map does not hold there: not a path
                 continue
             c = sum(abs(sg.s_end - sg.s_start) for sg in segs) if segs else math.inf
             if c < cost:
@@ -249,6 +255,16 @@ def _end_speed(p: Path) -> float:
         if span > 1e-9:
             return float(p.cum[i] - p.cum[i - 1]) / span
     return 0.0
+
+
+def _follow_sections(net: RoadNetworkAPI, m: Motion, s_from: float, s_to: float, length: float) -> None:
+    """Renumber the lane across the road's lane sections between s_from and s_to by its lane links."""
+    road = net.road(m.road)
+    if len(road.sections) < 2:
+        return
+    lane = road.lane_after(m.lane, s_from, min(max(s_to, 0.0), length))
+    if lane is not None:
+        m.lane = lane
 
 
 def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
@@ -319,6 +335,7 @@ def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: floa
     # the entity covers `step` metres along its lane, not along the reference line
     s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s, m.offset)
     length = net.road_length(m.road)
+    _follow_sections(net, m, m.s, s, length)
     hit_end = False
     while s > length + 1e-9 or s < -1e-9:
         over = s - length if s > length else -s
@@ -339,6 +356,7 @@ def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: floa
         m.road, m.lane, m.sdir = nroad, nlane, nd
         length = net.road_length(nroad)
         s = over if nd > 0 else length - over
+        _follow_sections(net, m, 0.0 if nd > 0 else length, s, length)
     m.s = s
     if m.lat is None and m.lane and cache.may_vanish(m.road, m.lane) and net.lane_width(m.road, m.lane, s) < 1e-6:
         _leave_vanished_lane(net, m, cache)

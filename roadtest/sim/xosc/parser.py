@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from roadtest.errors import Problem, ScenarioError, UserError
+from roadtest.sim.xosc.carla_frame import CARLA_PREFIX, in_carla_frame, to_opendrive_frame
 from roadtest.sim.xosc.catalogs import CatalogSet
+from roadtest.sim.xosc.criteria import CRITERIA_PREFIX, Criterion, take_criteria
 from roadtest.sim.xosc.params import ParamScope, convert, resolve_value
 
 __all__ = ["FILE_ATTR", "Scenario", "load_scenario", "parse_xml", "where", "fail", "declare",
@@ -130,6 +132,8 @@ class Scenario:
     storyboard: Any = None
     traffic_signal_controllers: list[Any] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # inconsistencies read past, each with the rule applied
+    criteria: list[Criterion] = field(default_factory=list)  # scenario_runner's criteria_* conditions, taken out
+    srunner_dialect: bool = False  # written for scenario_runner (description "CARLA:..."): read as it reads it
 
     @property
     def file(self) -> str:
@@ -163,6 +167,12 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
     declare(decls, scope, file, overrides)
     catalogs = CatalogSet(root.find("CatalogLocations"), path.parent)
     substitute(root, scope, file, catalogs, catalogs.warnings)
+    dialect = in_carla_frame(root)
+    if dialect:
+        n = to_opendrive_frame(root)
+        catalogs.warnings.append(f"{file}: the header's description starts with {CARLA_PREFIX!r}: its positions are "
+                                 f"in CARLA's left-handed frame, as scenario_runner reads it ({n} mirrored into "
+                                 "OpenDRIVE's frame)")
     logic = root.find("RoadNetwork/LogicFile")
     logic_file = (path.parent / logic.get("filepath")).resolve() if logic is not None and logic.get("filepath") else None
     ents = root.find("Entities")
@@ -174,8 +184,15 @@ def load_scenario(path: str | Path, overrides: Mapping[str, Any] | None = None) 
     if sb is None:
         raise ScenarioError(Problem(file, root.sourceline or 0, 0, "Storyboard", "missing <Storyboard>"))
     tsc = root.findall("RoadNetwork/TrafficSignals/TrafficSignalController")
+    criteria = take_criteria(sb)
+    if criteria:
+        catalogs.warnings.append(
+            f"{file}: {len(criteria)} StopTrigger condition(s) named {CRITERIA_PREFIX}* are scenario_runner's test "
+            f"criteria, not storyboard conditions: {', '.join(c.name for c in criteria)} (roadtest's own monitors "
+            "and the leaderboard's infractions score the run)")
     return Scenario(path=path, root=root, params=scope, rev_minor=rev_minor, logic_file=logic_file,
-                    entities=entities, storyboard=sb, traffic_signal_controllers=tsc, warnings=catalogs.warnings)
+                    entities=entities, storyboard=sb, traffic_signal_controllers=tsc, warnings=catalogs.warnings,
+                    criteria=criteria, srunner_dialect=dialect)
 
 
 def find_elsewhere(raw: str, scenario: Path, what: str) -> tuple[Path | None, str]:
