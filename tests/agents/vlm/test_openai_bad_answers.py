@@ -37,7 +37,7 @@ def test_a_server_dripping_its_answer_is_cut_at_the_whole_call_deadline():
             backend.complete(MSG, [], None, timeout=0.5)
         took = time.monotonic() - t0
         backend.close()
-    assert took < 1.5, took  # the whole answer would take ~12 s, each read 0.05 s
+    assert took < 6.0, took  # the whole answer would take ~12 s, each read 0.05 s (a busy machine adds seconds)
     assert str(info.value) == f"{srv.url}/v1: timed out: no whole answer within 0.5 s" and info.value.retryable
 
 
