@@ -58,7 +58,7 @@ def _images(seed: int = 0):
 def _inputs(images, x: float):
     import numpy as np
 
-    from roadtest.sim.embedded.sensors import gnss_from_xy
+    from roadtest.sim.sensors import gnss_from_xy
 
     g = gnss_from_xy(x, 0.0, 0.0)
     data = {"GPS": (0, np.array([g["lat"], g["lon"], 0.0])), "IMU": (0, np.array([0, 0, 9.81, 0, 0, 0, np.pi / 2])),
