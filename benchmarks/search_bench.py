@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-RUNNER_WINDOW = None  # filled in from the grid below when measured (see docs/search.md)
-FOG_THRESHOLD = None
+RUNNER_WINDOW = (9.0, 10.0)  # s: the start times that break no_collision_vru, measured with --measure 0.25
+FOG_THRESHOLD = 30.0  # m: visibilities below it (10 and 20 on the 10 m grid) break speed_limit, --measure 10
 
 SCENES = {
     "runner": ("""\
