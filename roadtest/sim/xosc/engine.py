@@ -44,6 +44,7 @@ class ScenarioEngine(ControllerMixin):
         for d in self.sc.root.findall("VariableDeclarations/VariableDeclaration"):
             self.variables[d.get("name")] = d.get("value")
         self.warnings: list[str] = list(self.sc.warnings)  # substitutions a user should know of (never silent)
+        self._external_at: dict[str, tuple[float, float]] = {}  # pose of each externally driven entity last tick
         self.network = self._load_map()
         self.entities: dict[str, EntityState] = {}
         self.controllers: dict[str, dict] = {}
@@ -235,6 +236,10 @@ class ScenarioEngine(ControllerMixin):
             return False
         self.time = time
         self.events = list(events)
+        for n, (x, y) in self._external_at.items():  # an entity driven from outside covers its distance there
+            e = self.entities[n]
+            self.motions[n].odometer += math.hypot(e.x - x, e.y - y)
+        self._external_at = {}
         self.snap = {n: copy.copy(e) for n, e in self.entities.items()}
         if not self._started:
             self._started = True
@@ -265,6 +270,8 @@ class ScenarioEngine(ControllerMixin):
                 ra.step(self, self.tick)
         ext = set(external)
         for n, e in self.entities.items():
+            if n in ext and n in self.motions:
+                self._external_at[n] = (e.x, e.y)
             if not e.active or n in ext or e.tow is not None:
                 continue
             if G.held_back(self, n, time):
