@@ -573,7 +573,7 @@ class Scenario(_Model):
         have = _countries()
         if isinstance(v, str) and v in have:
             return v
-        from roadtest.dsl.signs import suggest_country
+        from roadtest.signs.catalogue import suggest_country
 
         if (close := suggest_country(v)) is not None:
             raise ValueError(f"unknown country {v!r} (did you mean {close!r}? countries are ISO 3166 alpha-2 codes)")

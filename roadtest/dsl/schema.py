@@ -258,7 +258,7 @@ def raw_id_problems(data: Any) -> list[Found]:
     road = data.get("road") if isinstance(data, dict) else None
     raw_signs = road.get("signs") if isinstance(road, dict) else None
     if isinstance(raw_signs, list):
-        from roadtest.dsl.signs import load_signs
+        from roadtest.signs.catalogue import load_signs
 
         signs = load_signs()
         for i, item in enumerate(raw_signs):

@@ -47,7 +47,7 @@ def gallery_image(country: str) -> np.ndarray:
 def _country(country: str) -> str:
     c = (country or "").upper()
     if c not in COUNTRIES:
-        from roadtest.dsl.signs import suggest_country
+        from roadtest.signs.catalogue import suggest_country
 
         close = suggest_country(country)
         hint = f"did you mean {close!r}? " if close else ""
