@@ -113,6 +113,12 @@ def make_sampler(method: str, seed: int, n_params: int, batch: int):
     if method == "tpe":
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=n_params > 1)
     if method == "cmaes":  # CMA-ES needs two or more parameters; one is sampled by TPE instead
+        try:
+            import cmaes  # noqa: F401 - optuna's CmaEsSampler runs on it
+        except ImportError as e:
+            from roadtest.errors import DependencyMissing
+
+            raise DependencyMissing("cmaes (needed by --method cmaes)", extra="search") from e
         return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=startup, warn_independent_sampling=False,
                                             independent_sampler=optuna.samplers.TPESampler(seed=seed,
                                                                                            n_startup_trials=startup))

@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-pytest.importorskip("optuna")
 
 from roadtest.errors import UserError
 from roadtest.search.boundary import estimate_boundary, wilson

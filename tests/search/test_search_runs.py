@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("optuna")
 
 from roadtest.cli import main
 from types import SimpleNamespace
