@@ -13,22 +13,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from real_carla import real_carla
 
 from roadtest.sim.api import Control, SimSettings
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHONAPI = Path(os.environ.get("ROADTEST_CARLA_PYTHONAPI", "/work/ext/carla_pythonapi"))
 LEADERBOARD_GIT = Path(os.environ.get("ROADTEST_LEADERBOARD_GIT", "/work/.mirror/carla-simulator+leaderboard/repo"))
-
-
-def _real_carla():
-    os.environ.setdefault("HOME", "/tmp")  # the real client crashes without HOME
-    carla = pytest.importorskip("carla", reason="the real CARLA client (extra 'carla') is not installed")
-    from roadtest.agents.leaderboard_compat import is_compat
-
-    if is_compat(carla):
-        pytest.skip("only roadtest's stand-in `carla` is importable, not the real client")
-    return carla
 
 
 def _sim(tmp_path, name):
@@ -43,7 +34,7 @@ def _sim(tmp_path, name):
 
 
 def test_the_world_shows_this_ticks_actors_in_carlas_frame(tmp_path):
-    carla = _real_carla()
+    carla = real_carla()
     from roadtest.agents.leaderboard_compat.world import BuiltinWorld, NotProvided
 
     sim = _sim(tmp_path, "fog_truck_solid_line.yaml")
@@ -82,7 +73,7 @@ def test_the_world_shows_this_ticks_actors_in_carlas_frame(tmp_path):
 
 
 def test_a_traffic_light_has_its_state_trigger_volume_and_stop_waypoint(tmp_path):
-    carla = _real_carla()
+    carla = real_carla()
     from roadtest.agents.leaderboard_compat.world import BuiltinWorld
 
     sim = _sim(tmp_path, "red_light_intersection.yaml")
@@ -135,7 +126,7 @@ class HeroAgent:
 
 
 def test_the_heros_apply_control_reaches_the_ego_and_calls_reach_the_results(tmp_path):
-    _real_carla()
+    real_carla()
     from roadtest.bundle import load_bundle
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.suite import expand_target
@@ -152,7 +143,7 @@ def test_the_heros_apply_control_reaches_the_ego_and_calls_reach_the_results(tmp
 
 
 def test_an_unprovided_call_ends_the_run_as_agent_error_naming_it(tmp_path):
-    _real_carla()
+    real_carla()
     from roadtest.bundle import load_bundle
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.suite import expand_target
@@ -185,7 +176,7 @@ def _leaderboard_tree(tmp_path) -> Path:
 def test_the_leaderboards_npc_agent_runs_the_smoke_suite(tmp_path):
     """npc_agent (CARLA's BasicAgent at 30 km/h on the route, through CarlaDataProvider and the world): every run
     ends completed or failed, none agent_error or invalid; each asked the world for the hero and the actors."""
-    _real_carla()
+    real_carla()
     if not (PYTHONAPI / "agents" / "navigation" / "basic_agent.py").is_file():
         pytest.skip(f"CARLA's PythonAPI agents package is not under {PYTHONAPI} (set ROADTEST_CARLA_PYTHONAPI)")
     root = _leaderboard_tree(tmp_path)
@@ -246,7 +237,7 @@ print(trace.termination.value, len(trace.agent))
 def test_the_leaderboards_dummy_agent_gets_every_sensor_it_asks_for(tmp_path):
     """dummy_agent asks for three cameras, lidar, radar, GNSS, IMU and the OpenDRIVE map: none is refused and each
     arrives in the leaderboard's shape (a short run: its cameras cost seconds a tick on a CPU renderer)."""
-    _real_carla()
+    real_carla()
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.suite import expand_target
 
@@ -290,7 +281,7 @@ print(json.dumps(out))
 def test_an_agent_driving_with_carlas_behavior_agent_reaches_the_goal(tmp_path):
     """BehaviorAgent reads the hero's speed limit every step and the walkers and vehicles around it: on the
     straight road and through the red-light junction it completes the route."""
-    _real_carla()
+    real_carla()
     if not (PYTHONAPI / "agents" / "navigation" / "behavior_agent.py").is_file():
         pytest.skip(f"CARLA's PythonAPI agents package is not under {PYTHONAPI} (set ROADTEST_CARLA_PYTHONAPI)")
     from roadtest.dsl.bundle_writer import write_bundle

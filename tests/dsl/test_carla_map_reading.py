@@ -13,21 +13,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from real_carla import real_carla
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "scenarios").glob("*.yaml"))
 # a folder holding CARLA's PythonAPI `agents` package (the carla wheel does not ship it): test material only
 PYTHONAPI = os.environ.get("ROADTEST_CARLA_PYTHONAPI", "/work/ext/carla_pythonapi")
-
-
-def _real_carla():
-    os.environ.setdefault("HOME", "/tmp")  # the real client crashes without HOME
-    carla = pytest.importorskip("carla", reason="the real CARLA client (extra 'carla') is not installed")
-    from roadtest.agents.leaderboard_compat import is_compat
-
-    if is_compat(carla):
-        pytest.skip("only roadtest's stand-in `carla` is importable, not the real client")
-    return carla
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +44,7 @@ def test_junction_ids_are_not_road_ids(bundles):
 
 
 def test_every_driving_lane_is_in_carlas_topology(bundles):
-    carla = _real_carla()
+    carla = real_carla()
     for b in bundles:
         text = (b / "road.xodr").read_text()
         cmap = carla.Map(b.name, text)
@@ -99,7 +90,7 @@ print(json.dumps(out))
 
 
 def test_every_examples_route_plans_through_carlas_global_route_planner(bundles):
-    _real_carla()
+    real_carla()
     if not (Path(PYTHONAPI) / "agents" / "navigation" / "global_route_planner.py").is_file():
         pytest.skip(f"CARLA's PythonAPI agents package (agents/navigation/global_route_planner.py) is not under "
                     f"{PYTHONAPI}; set ROADTEST_CARLA_PYTHONAPI to a folder holding CARLA's PythonAPI/carla/agents")

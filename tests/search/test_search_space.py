@@ -11,21 +11,7 @@ from roadtest.cli import main
 from roadtest.dsl.loader import load_scenario_file, parse_file, validate_doc
 from roadtest.dsl.search_space import concrete_doc, search_params
 from roadtest.errors import ScenarioError
-
-BASE = """\
-name: walker
-country: CN
-road: {kind: straight, length: 300, lanes: {forward: 1, backward: 1, width: 3.5}, speed_limit: 40}
-ego: {lane: 1, s: 10, speed: 35, route: {distance: 250}}
-actors:
-  - id: walker
-    kind: pedestrian
-    place: {side: right, s: 130}
-    behaviours:
-      - {action: cross_road, speed: 5, to: left, trigger: {time: 3}}
-rules: [no_collision_vru]
-expect: {reach_goal: true, timeout: 55}
-"""
+from search_fakes import BASE
 
 
 def _file(tmp_path, search: str):
