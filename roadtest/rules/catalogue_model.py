@@ -42,7 +42,7 @@ __all__ = [
     "to_si",
 ]
 
-# The hierarchy of issue 6 (DriveCombo): index = priority, lower is more important.
+# The rule hierarchy DriveCombo uses: index = priority, lower is more important.
 PRIORITY_CLASSES: tuple[str, ...] = (
     "pedestrian_safety",
     "emergency_vehicles",
