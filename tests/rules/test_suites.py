@@ -1,4 +1,4 @@
-"""The L1..L5 suites: enough variants, three countries or more, and each level built as its definition in docs/rules.md says."""
+"""The L1..L5 suites: enough variants, three countries or more, and each level built as scripts/make_suites.py defines it."""
 
 from __future__ import annotations
 
