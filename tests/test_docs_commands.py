@@ -204,7 +204,7 @@ def _check_the_readme_smoke_claim(box: Path) -> None:
     assert len(recs) == 5 and all(r["status"] == "completed" for r in recs.values())
     assert not [x for r in recs.values() for x in r["rules"] if x["verdict"] == "violated"]
     ds = {v: round(r["scores"]["score_composed"], 2) for v, r in recs.items()}
-    assert ds.pop("fog-truck-solid-line") == 55.55 and set(ds.values()) == {100.0}
+    assert ds.pop("fog-truck-solid-line") == 98.77 and set(ds.values()) == {100.0}
     assert {r["roadtest"]["driving_score"] for r in recs.values()} == {100.0}
 
 
