@@ -135,7 +135,7 @@ def test_junction_scenes_put_a_car_with_priority_on_an_arm(repo_root):
     """Right before left: the car comes from the ego's right, from its left in left-hand JP; at a give-way sign any
     crossing car has priority."""
     assert _scene(repo_root, "right_of_way_unsignalised")["actors"][0]["place"]["arm"] == "right"
-    assert _scene(repo_root, "right_of_way_unsignalised")["sweep"]["country"] == ["CN", "DE", "US"]
+    assert _scene(repo_root, "right_of_way_unsignalised")["sweep"]["country"] == ["CN", "DE", "US", "FR"]  # priorite a droite in FR too
     assert _scene(repo_root, "right_of_way_unsignalised_jp")["actors"][0]["place"]["arm"] == "left"
     assert _scene(repo_root, "right_of_way_unsignalised_jp")["sweep"]["country"] == ["JP"]
     give = _scene(repo_root, "give_way_sign")

@@ -38,6 +38,12 @@ def throwaway(tmp_path, monkeypatch):
 
 def test_a_new_metric_reaches_record_summary_and_report(throwaway, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "240")  # the summary table unfolded, one header line
+    # the full table, as a wide terminal shows it (a pipe gets the compact one), written without styles
+    import rich.console
+
+    plain = rich.console.Console
+    monkeypatch.setattr(rich.console, "Console", lambda **kw: plain(**{"width": 240, "force_terminal": True,
+                                                                     "color_system": None, **kw}))
     from roadtest.dsl.bundle_writer import write_bundle
     from roadtest.dsl.suite import iter_target
     from roadtest.report.html import build_report

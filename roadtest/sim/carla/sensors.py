@@ -17,6 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from roadtest.errors import BackendError
+from roadtest.sim.sensors import LIDAR_DEFAULTS, RADAR_DEFAULTS
 from roadtest.sim.sensors import PSEUDO as SHARED_PSEUDO
 
 __all__ = ["SPAWNED", "REFUSED", "PSEUDO", "SENSOR_TYPES", "blueprint_attributes", "sensor_transform", "convert", "SensorRig"]
@@ -36,8 +37,6 @@ def blueprint_attributes(spec: Mapping[str, Any]) -> dict[str, str]:
     keys = {"width": "image_size_x", "height": "image_size_y", "fov": "fov"} if spec["type"] in CAMERAS else {}
     attrs = {bp: str(spec[k]) for k, bp in keys.items() if k in spec}
     if spec["type"] in RAYS:  # the built-in backend's defaults (the leaderboard's settings), the spec's values first
-        from roadtest.sim.embedded.lidar import LIDAR_DEFAULTS, RADAR_DEFAULTS
-
         defaults = LIDAR_DEFAULTS if spec["type"] == "sensor.lidar.ray_cast" else RADAR_DEFAULTS
         attrs = {k: str(spec.get(k, v)) for k, v in defaults.items()}
         if spec["type"] == "sensor.lidar.ray_cast":

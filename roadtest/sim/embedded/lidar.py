@@ -26,12 +26,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from roadtest.errors import UserError
+from roadtest.sim.sensors import LIDAR_DEFAULTS, RADAR_DEFAULTS
 
 __all__ = ["LIDAR_DEFAULTS", "RADAR_DEFAULTS", "lidar", "radar", "laser_angles"]
 
-LIDAR_DEFAULTS = {"range": 85.0, "channels": 64, "rotation_frequency": 10.0, "upper_fov": 10.0, "lower_fov": -30.0,
-                  "points_per_second": 600000, "atmosphere_attenuation_rate": 0.004}
-RADAR_DEFAULTS = {"horizontal_fov": 30.0, "vertical_fov": 30.0, "range": 100.0, "points_per_second": 1500}
 _VIEW = 90.0  # degrees of azimuth per lidar view
 _MAX_SIDE = 1024  # px
 
