@@ -40,9 +40,18 @@ def _spot(spot: Spot) -> dict[str, Any]:
     return {"road": str(spot.road), "lane": spot.lane, "s": spot.s, "x": spot.x, "y": spot.y, "h": spot.h}
 
 
-@lru_cache(maxsize=1)
 def cached_catalogue() -> dict:
-    """The rule catalogue, parsed once per process (parsing 28 files with positions takes ~2 s)."""
+    """The rule catalogue, parsed once per process and set of extra rule folders ($ROADTEST_RULES): parsing the
+    files with positions takes ~2 s."""
+    import os
+
+    from roadtest.rules.catalogue_model import RULES_ENV
+
+    return _catalogue_with(os.environ.get(RULES_ENV, ""))
+
+
+@lru_cache(maxsize=4)
+def _catalogue_with(extra_folders: str) -> dict:
     from roadtest.rules.catalogue_model import load_catalogue
 
     return load_catalogue()
