@@ -231,7 +231,13 @@ def test_links_of_the_readme_and_docs_resolve():
 
 def test_the_readme_apt_line_names_every_debian_package_the_tests_need():
     """The README's one apt line: what .ci/run installs for the tests and what tests/conftest.py skips without."""
-    from conftest import SYSTEM_PACKAGES
+    import importlib.util
+
+    # tests/conftest.py by its path: the module name "conftest" may be a sub-folder's conftest in a whole run
+    spec = importlib.util.spec_from_file_location("roadtest_tests_root_conftest", REPO / "tests" / "conftest.py")
+    root_conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(root_conftest)
+    SYSTEM_PACKAGES = root_conftest.SYSTEM_PACKAGES
 
     text = (REPO / "README.md").read_text(encoding="utf-8")
     apt = [c for where, _, cmds in BLOCKS if where == "README.md" for c in cmds if "apt-get install" in c]
