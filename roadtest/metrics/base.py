@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -16,6 +16,8 @@ __all__ = [
     "ego_states",
     "ego_id",
     "mean6",
+    "suite_means",
+    "suite_line",
     "Route",
     "route_from_meta",
     "travel_direction",
@@ -35,6 +37,33 @@ def ego_id(trace: Trace) -> str | None:
 def mean6(xs: Sequence[float]) -> float | None:
     """The mean rounded to 6 places, None for no values (a suite figure over the runs that have one)."""
     return round(statistics.fmean(xs), 6) if xs else None
+
+
+def suite_means(values: Sequence[Mapping[str, Any] | None], planned: int, over_planned: Mapping[str, str],
+                over_present: Sequence[str]) -> dict[str, Any]:
+    """Suite figures of per-run blocks as the leaderboard averages them: each `over_planned` figure (name: run field)
+    over the planned runs, a run without the block or the field counting 0 (a true/false field counts 1/0); each
+    `over_present` field over the runs that have it."""
+    rows = [v or {} for v in values]
+    n = max(planned, 1)
+    out: dict[str, Any] = {name: round(sum(float(r.get(field) or 0.0) for r in rows) / n, 6)
+                           for name, field in over_planned.items()}
+    out.update({f: mean6([r[f] for r in rows if r.get(f) is not None]) for f in over_present})
+    return out
+
+
+def suite_line(title: str, figures: Mapping[str, Any]) -> str:
+    """One console line of suite figures: rates in percent, scores to 2 places, other figures as they are ("-" for
+    none)."""
+    def part(key: str, v: Any) -> str:
+        label = key.replace("_", " ")
+        if key.endswith("_rate"):
+            return f"{label} {100 * v:.1f} %"
+        if key in ("driving_score", "route_completion"):
+            return f"{label} {v:.2f}"
+        return f"{label} {'-' if v is None else v}"
+
+    return f"{title}: " + "  ".join(part(k, v) for k, v in figures.items())
 
 
 def ego_states(trace: Trace) -> list[tuple[WorldState, ActorState]]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from roadtest.findings import MetricResult, Violation
 from roadtest.metrics import leaderboard
-from roadtest.metrics.base import ego_states, mean6
+from roadtest.metrics.base import ego_states, suite_line, suite_means
 from roadtest.sim.api import Trace
 
 __all__ = ["COMFORT_BOUNDS", "COMFORT_WINDOW", "B2D_DELTA", "success", "efficiency", "comfort", "carla_signals",
@@ -196,18 +196,10 @@ def evaluate(trace: Trace, meta: dict, reference: Trace | None = None) -> dict[s
 def suite_figures(values: Sequence[Mapping[str, Any] | None], planned: int) -> dict[str, Any]:
     """Bench2Drive's suite figures: driving score and success rate over the planned runs (a run without figures counts
     0), efficiency and comfort over the runs that have them."""
-    b2d = [v or {} for v in values]
-    n = max(planned, 1)
-    return {
-        "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in b2d) / n, 6),
-        "success_rate": round(sum(1 for x in b2d if x.get("success")) / n, 6),
-        "efficiency": mean6([x["efficiency"] for x in b2d if x.get("efficiency") is not None]),
-        "comfort": mean6([x["comfort"] for x in b2d if x.get("comfort") is not None]),
-    }
+    return suite_means(values, planned, {"driving_score": "driving_score", "success_rate": "success"},
+                       ("efficiency", "comfort"))
 
 
 def summary_lines(b2d: Mapping[str, Any]) -> list[str]:
     """The console line of suite_figures."""
-    dash = (lambda x: "-" if x is None else x)
-    return [f"Bench2Drive: driving score {b2d['driving_score']:.2f}  success rate {100 * b2d['success_rate']:.1f} %  "
-            f"efficiency {dash(b2d['efficiency'])}  comfort {dash(b2d['comfort'])}"]
+    return [suite_line("Bench2Drive", b2d)]

@@ -21,7 +21,7 @@ import numpy as np
 
 from roadtest.findings import MetricResult
 from roadtest.metrics import bench2drive as b2d
-from roadtest.metrics.base import ego_states, mean6, project_on_route, route_from_meta
+from roadtest.metrics.base import ego_states, project_on_route, route_from_meta, suite_line, suite_means
 from roadtest.metrics.leaderboard import LeaderboardResult, penalty_of
 from roadtest.metrics.min_speed import detect_min_speed
 from roadtest.sim.api import Trace
@@ -103,20 +103,10 @@ def evaluate(trace: Trace, meta: dict, leaderboard: LeaderboardResult) -> dict[s
 def suite_figures(values: Sequence[Mapping[str, Any] | None], planned: int) -> dict[str, Any]:
     """Suite means of the `roadtest` blocks: route completion, driving score and success over the planned runs (a
     run without the block counts 0), efficiency and comfort over the runs that have them."""
-    own = [v or {} for v in values]
-    n = max(planned, 1)
-    return {
-        "route_completion": round(sum(float(x.get("route_completion") or 0.0) for x in own) / n, 6),
-        "driving_score": round(sum(float(x.get("driving_score") or 0.0) for x in own) / n, 6),
-        "success_rate": round(sum(1 for x in own if x.get("success")) / n, 6),
-        "efficiency": mean6([x["efficiency"] for x in own if x.get("efficiency") is not None]),
-        "comfort": mean6([x["comfort"] for x in own if x.get("comfort") is not None]),
-    }
+    return suite_means(values, planned, {"route_completion": "route_completion", "driving_score": "driving_score",
+                                         "success_rate": "success"}, ("efficiency", "comfort"))
 
 
 def summary_lines(own: Mapping[str, Any]) -> list[str]:
     """The console line of suite_figures."""
-    dash = (lambda x: "-" if x is None else x)
-    return [f"roadtest's own: route completion {own['route_completion']:.2f}  driving score "
-            f"{own['driving_score']:.2f}  success rate {100 * own['success_rate']:.1f} %  efficiency "
-            f"{dash(own['efficiency'])}  comfort {dash(own['comfort'])}"]
+    return [suite_line("roadtest's own", own)]
