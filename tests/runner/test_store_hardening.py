@@ -36,13 +36,19 @@ def test_a_store_that_is_all_fragment_keeps_only_the_new_record(tmp_path):
     assert (tmp_path / RESULTS).read_bytes() == b'{"run_id":"c"}\n'
 
 
-def test_resume_after_a_torn_write_records_every_run(tmp_path):
+@pytest.fixture
+def two_runs(tmp_path):
+    """A suite of two bundles run once into OUT: (suite, out, the store's two record lines)."""
     suite = tmp_path / "suite"
     for name in ("one", "two"):
         make_bundle(suite, name)
     out = tmp_path / "out"
     assert run(suite, out) == 0
-    lines = (out / RESULTS).read_bytes().splitlines(keepends=True)
+    return suite, out, (out / RESULTS).read_bytes().splitlines(keepends=True)
+
+
+def test_resume_after_a_torn_write_records_every_run(two_runs):
+    suite, out, lines = two_runs
     (out / RESULTS).write_bytes(lines[0] + lines[1][:25])  # the second record torn mid-write, as by kill -9
     assert run(suite, out, resume=True) == 0
     recs = list(read_records(out))
@@ -112,13 +118,8 @@ def test_out_naming_a_file_is_one_line_exit_2(tmp_path, capsys):
     assert "is a file, expected a results folder" in err and "Traceback" not in err
 
 
-def test_resume_never_writes_through_a_run_folder_linked_elsewhere(tmp_path, capsys):
-    suite = tmp_path / "suite"
-    for name in ("one", "two"):
-        make_bundle(suite, name)
-    out = tmp_path / "out"
-    assert run(suite, out) == 0
-    lines = (out / RESULTS).read_bytes().splitlines(keepends=True)
+def test_resume_never_writes_through_a_run_folder_linked_elsewhere(two_runs, tmp_path, capsys):
+    suite, out, lines = two_runs
     (out / RESULTS).write_bytes(lines[0])  # the second run is to run again
     second = json.loads(lines[1])["run_id"]
     elsewhere = tmp_path / "elsewhere"
