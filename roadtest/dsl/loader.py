@@ -369,6 +369,17 @@ def _error_problem(doc: Doc, err: dict[str, Any], root: type[BaseModel]) -> Prob
     return doc.problem(tuple(path), msg)
 
 
+def validate_reporting(doc: Doc, problems: list[Problem]) -> Any:
+    """validate_doc, with the problems a caller found before it reported in the same error as the schema's."""
+    try:
+        scenario = validate_doc(doc)
+    except ScenarioError as e:
+        raise ScenarioError(problems + e.problems) from None
+    if problems:
+        raise ScenarioError(problems)
+    return scenario
+
+
 def validate_doc(doc: Doc, root: type[BaseModel] = Scenario, check: bool = True) -> Any:
     """Validate parsed data against a model, then run the semantic checks; all problems at once."""
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roadtest.dsl.loader import Doc, path_exists, validate_doc
-from roadtest.dsl.variants import apply_value
+from roadtest.dsl.variants import apply_value, check_field_paths
 from roadtest.errors import Problem, ScenarioError
 
 __all__ = ["ALIASES", "Param", "check_search", "search_params", "concrete_doc", "time_to_minutes", "minutes_to_time",
@@ -100,16 +100,7 @@ def check_search(doc: Doc) -> list[Problem]:
         problems.append(doc.problem(("search",), "search and sweep cannot be combined (expected one of them; "
                                                  "put a swept value under search: {choices: [...]})", key=True))
     base = {k: v for k, v in doc.data.items() if k not in ("sweep", "search")}
-    for key in block:
-        if not isinstance(key, str):
-            problems.append(doc.problem(("search", key), f"expected a dotted field path, got {key!r}", key=True))
-            continue
-        path, why = _resolve(key, base)
-        if path is None:
-            problems.append(doc.problem(("search", key), f"search over a path that does not exist: {why}", key=True))
-        elif path[0] in ("sweep", "search", "name"):
-            problems.append(doc.problem(("search", key), f"cannot search {path[0]!r}", key=True))
-    return problems
+    return problems + check_field_paths(doc, "search", base, "search", _resolve)
 
 
 def search_params(doc: Doc, scenario: Any) -> list[Param]:

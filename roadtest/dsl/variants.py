@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from roadtest.dsl.loader import Doc, Variant, path_exists, validate_doc
+from roadtest.dsl.loader import Doc, Variant, path_exists, validate_doc, validate_reporting
 from roadtest.errors import Problem, ScenarioError
 
-__all__ = ["MAX_VARIANTS", "check_sweep", "apply_value", "expand_doc", "slug"]
+__all__ = ["MAX_VARIANTS", "check_sweep", "check_field_paths", "apply_value", "expand_doc", "slug"]
 
 MAX_VARIANTS = 1000
 
@@ -36,21 +36,26 @@ def slug(value: Any) -> str:
 
 
 def check_sweep(doc: Doc) -> list[Problem]:
-    """Problems with the sweep block's paths: each must name a field the scenario has."""
+    """Problems with the sweep block's field paths."""
     sweep = doc.data.get("sweep") if isinstance(doc.data, dict) else None
     if not isinstance(sweep, dict):
         return []
-    base = {k: v for k, v in doc.data.items() if k != "sweep"}
+    return check_field_paths(doc, "sweep", {k: v for k, v in doc.data.items() if k != "sweep"}, "sweep")
+
+
+def check_field_paths(doc: Doc, block: str, base: Any, verb: str, resolve=path_exists) -> list[Problem]:
+    """Problems with the dotted field paths a block (sweep: or search:) names: not text, not in BASE (as RESOLVE
+    finds them), or a field no variant may change."""
     problems = []
-    for key in sweep:
+    for key in doc.data[block]:
         if not isinstance(key, str):
-            problems.append(doc.problem(("sweep", key), f"expected a dotted field path, got {key!r}", key=True))
+            problems.append(doc.problem((block, key), f"expected a dotted field path, got {key!r}", key=True))
             continue
-        path, why = path_exists(key, base)
+        path, why = resolve(key, base)
         if path is None:
-            problems.append(doc.problem(("sweep", key), f"sweep over a path that does not exist: {why}", key=True))
-        elif path[0] in ("sweep", "name"):
-            problems.append(doc.problem(("sweep", key), f"cannot sweep {path[0]!r}", key=True))
+            problems.append(doc.problem((block, key), f"{verb} over a path that does not exist: {why}", key=True))
+        elif path[0] in ("sweep", "search", "name"):
+            problems.append(doc.problem((block, key), f"cannot {verb} {path[0]!r}", key=True))
     return problems
 
 
@@ -112,12 +117,7 @@ def _expand(doc: Doc, overrides: dict[str, Any], seeds: list[int] | None) -> lis
         if path is None:
             raise ScenarioError(doc.problem((), f"override {key!r}: {why}"))
         apply_value(doc, path, value, None)
-    try:
-        base = validate_doc(doc)
-    except ScenarioError as e:
-        raise ScenarioError(problems + e.problems) from None
-    if problems:
-        raise ScenarioError(problems)
+    base = validate_reporting(doc, problems)
     if base.search:
         search_params(doc, base)  # a range end the scene refuses is an error at its search key
     sweep = base.sweep

@@ -75,18 +75,12 @@ class Trial:
 
 def load_scene(path: Path):
     """(doc, scenario, params) of a scene with a search block; a scene without one is the user's mistake."""
-    from roadtest.dsl.loader import parse_file, validate_doc
+    from roadtest.dsl.loader import parse_file, validate_reporting
     from roadtest.dsl.search_space import check_search, search_params
-    from roadtest.errors import ScenarioError
 
     doc = parse_file(path)
     problems = check_search(doc)
-    try:
-        scn = validate_doc(doc)
-    except ScenarioError as e:
-        raise ScenarioError(problems + e.problems) from None
-    if problems:
-        raise ScenarioError(problems)
+    scn = validate_reporting(doc, problems)
     if not scn.search:
         raise UserError(f"{path}: no search: block (expected `search:` with at least one field path and its range)")
     return doc, scn, search_params(doc, scn)
