@@ -137,7 +137,7 @@ class Run:
         return [i for i, r in enumerate(self.series) if r < -EPS]
 
 
-def along(run: Run) -> list[tuple[str, float, int]]:
+def _along(run: Run) -> list[tuple[str, float, int]]:
     """(road, front s, direction of travel along s: +1 or -1) per tick, as the signals measure the front."""
     side = str(run.meta.get("driving_side") or "right")
     out, d, prev = [], 0, None
@@ -201,8 +201,8 @@ def _red_light(run: Run) -> float | None:
         return max(0.0, min(gaps)) if gaps else NONE
     sc = _Scene(run.meta)
     states = [st for st in run.trace.states if st.ego is not None]
-    where = along(run)
-    ticks: list[int] = []
+    where = _along(run)
+    ticks: set[int] = set()
     for c, (red, crossed) in enumerate(zip(sig["light_red"], sig["light_crossed"])):
         if red > 0 and crossed > 0:
             road, front, _ = where[c]
@@ -210,29 +210,28 @@ def _red_light(run: Run) -> float | None:
                       key=lambda light: abs(light[2] - front))[0]
             i = c
             while i < len(states) and sc.light_state(states[i].signals, lid).startswith("red") and i not in ticks:
-                ticks.append(i)
+                ticks.add(i)
                 i += 1
-    return -run.driven(ticks)
+    return -run.driven(sorted(ticks))
 
 
 def _no_entry(run: Run) -> float | None:
     """m. Kept: the least distance from the ego's front to a no-entry sign ahead on its road (NONE when no sign
     was ever on its road). Broken: minus the distance driven on that road past the sign."""
     signs = _Scene(run.meta).no_entry
-    where = along(run)
+    where = _along(run)
     if not run.violated:
         gaps = [d * (s - front) for road, front, d in where for r, s in signs
                 if _road_ok({"road": r}, road) and road and d * (s - front) > 0]
         return min(gaps) if gaps else NONE
     entered = [i for i, f in enumerate(run.signals["entered_no_entry"]) if f > 0]
-    ticks: set[int] | list[int] = set()
+    ticks: set[int] = set()
     for k in entered:
         i = k
         while i < len(where) and where[i][0] == where[k][0]:
             ticks.add(i)
             i += 1
-    ticks = sorted(ticks)
-    return -run.driven(ticks)
+    return -run.driven(sorted(ticks))
 
 
 def _driving_side(run: Run) -> float | None:
@@ -242,7 +241,7 @@ def _driving_side(run: Run) -> float | None:
     if run.violated:
         return -run.driven([i for i, f in enumerate(run.signals["opposite_side"]) if f > 0])
     side = str(run.meta.get("driving_side") or "right")
-    gaps = [abs(e.lane.t) - e.width / 2 for e, (_, _, d) in zip(run.egos, along(run))
+    gaps = [abs(e.lane.t) - e.width / 2 for e, (_, _, d) in zip(run.egos, _along(run))
             if e.lane is not None and abs(e.speed) > 0.5 and _travel_dir(e.lane.lane, side) == d]
     return max(0.0, min(gaps)) if gaps else NONE
 
