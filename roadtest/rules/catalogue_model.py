@@ -159,6 +159,8 @@ class Monitor(_Strict):
     signals: list[str]
     in_force: str | None = None  # STL condition over signals and params: where it holds, the rule is in play
     note: str = ""
+    margin: str = ""  # "unit: what it measures" of the rule's quantitative margin (roadtest.rules.margins), where the
+    #                   formula's robustness is a ±1 flag or has no slope a search could follow
 
     def context(self) -> str | None:
         """When the rule is in force: `in_force`, else the antecedent A of a formula `always(A -> B)`, else

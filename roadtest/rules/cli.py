@@ -34,6 +34,8 @@ def rules_show_command(rule_id: str) -> int:
              f"  in force when: {r.monitor.context() or 'always (every tick of a run)'}"]
     if r.monitor.note:
         lines.append(f"  note: {r.monitor.note}")
+    if r.monitor.margin:
+        lines.append(f"  margin: {r.monitor.margin}")
     if r.params:
         lines.append("  params (default):")
         for k, p in r.params.items():

@@ -150,7 +150,8 @@ def evaluate_rules(trace: Trace, meta: Mapping[str, Any] | None, catalogue: Mapp
     for rid in MARGINS:
         res = results.get(rid)
         if res is not None and res.verdict != "not_applicable":
-            results[rid] = RuleResult(**{**res.__dict__, "margin": margin(rid, trace, sig, res.violated)})
+            results[rid] = RuleResult(**{**res.__dict__, "margin": margin(rid, trace, sig, res.robustness, res.violated,
+                                                                          res.params, meta)})
     cat = rules
     _, conflicts = governing_rule(list(rules), cat)
     chosen = meta.get("governing")

@@ -15,9 +15,10 @@ BOUNDARY_FILE = "boundary.json"
 
 
 def boundaries(params, trials_by_agent: dict[str, list]) -> dict[str, list[dict[str, Any]]]:
-    """Per agent, the boundary of each numeric searched parameter (runs that did not end normally left out)."""
+    """Per agent, the boundary of each numeric searched parameter and, for two, their joint 50 % line (runs that did not
+    end normally left out)."""
     from roadtest.dsl.search_space import numeric_value
-    from roadtest.search.boundary import estimate_boundary
+    from roadtest.search.boundary import estimate_boundary, estimate_joint_boundary
 
     out: dict[str, list[dict[str, Any]]] = {}
     for agent, trials in trials_by_agent.items():
@@ -30,6 +31,13 @@ def boundaries(params, trials_by_agent: dict[str, list]) -> dict[str, list[dict[
             xs = [numeric_value(p, t.values[p.key]) for t in done]
             b = estimate_boundary(p.key, xs, [not t.broken for t in done], p.low / scale, p.high / scale)
             rows.append({**b.to_json(), "sentence": b.sentence("h" if p.kind == "time" else "")})
+        numeric = [p for p in params if p.kind != "choice"]
+        if len(numeric) == 2:
+            scales = [60.0 if p.kind == "time" else 1.0 for p in numeric]
+            cols = [[numeric_value(p, t.values[p.key]) for t in done] for p in numeric]
+            j = estimate_joint_boundary((numeric[0].key, numeric[1].key), cols[0], cols[1], [not t.broken for t in done],
+                                        tuple((p.low / sc, p.high / sc) for p, sc in zip(numeric, scales)))
+            rows.append({**j.to_json(), "joint": True, "sentence": j.sentence()})
         out[agent] = rows
     return out
 

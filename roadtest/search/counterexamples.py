@@ -78,5 +78,5 @@ def _clip(run_dir: Path, mp4: Path) -> str | None:
     if not (run_dir / "trace.json.gz").is_file():
         return None
     replay_command(run_dir, mp4, "violation", "bev", None, 80.0)
-    found = sorted(mp4.parent.glob(mp4.stem + "*" + mp4.suffix))
-    return found[0].name if found else None
+    found = sorted(mp4.parent.glob(mp4.stem + "*" + mp4.suffix), key=lambda f: (".violation-" not in f.name, f.name))
+    return found[0].name if found else None  # the rule violation's clip before a collision's of the same moment

@@ -103,6 +103,28 @@ def test_boundary_of_a_synthetic_objective_with_a_known_threshold(tmp_path):
     assert b.low < gap_high and b.high > gap_low
 
 
+def test_joint_boundary_of_two_parameters_finds_a_diagonal_known_by_construction(tmp_path):
+    """Kept exactly when visibility >= 2 * speed + 50 (a diagonal): the joint line follows it; one-parameter fits
+    cannot say where it is."""
+    from roadtest.search.cli import boundaries
+    from roadtest.search.engine import load_scene
+
+    scene = write_scene(tmp_path, "environment.visibility: {range: [20, 400]}\nego.speed: {range: [20, 120]}")
+    _, _, params = load_scene(scene)
+    trials = run_search(scene, ["lane-follower"], 64, tmp_path / "o", method="qmc", seed=0, batch=8,
+                        executor=stand_in_executor(lambda v: v["environment.visibility"] - 2 * v["ego.speed"] - 50),
+                        quiet=True)
+    rows = boundaries(params, trials)["lane-follower"]
+    joint = next(r for r in rows if r.get("joint"))
+    assert joint["params"] == ["environment.visibility", "ego.speed"] or tuple(joint["params"]) == (
+        "environment.visibility", "ego.speed")
+    w0, wx, wy = joint["w"]
+    for vis in (150.0, 250.0, 350.0):  # on the true line, speed = (vis - 50) / 2
+        assert -(w0 + wx * vis) / wy == pytest.approx((vis - 50) / 2, abs=6.0)
+    assert joint["misclassified"] <= 2 and "kept below the line" in joint["sentence"]
+    assert [r["param"] for r in rows if not r.get("joint")] == ["environment.visibility", "ego.speed"]
+
+
 def test_boundary_of_noisy_logistic_data_covers_the_true_value():
     r = random.Random(7)
     xs = [r.uniform(0, 400) for _ in range(200)]

@@ -104,6 +104,28 @@ def test_a_counterexample_reproduces_under_roadtest_run(tmp_path, monkeypatch):
     assert again["margin"] == rule["margin"]
 
 
+def test_clips_cut_each_counterexample_at_its_violation(tmp_path, monkeypatch):
+    """--clips: the counterexample's bird's-eye clip, its border red around the moment the walker is hit."""
+    import cv2
+
+    monkeypatch.chdir(tmp_path)
+    scene = _scene(tmp_path, 5.8, 6.4)
+    assert main(["search", str(scene), "--agent", "lane-follower", "--budget", "1", "--method", "random", "--clips",
+                 "-o", str(tmp_path / "s")]) == 1
+    entry = json.loads((tmp_path / "s" / "counterexamples" / "index.json").read_text())[0]
+    assert ".violation-no_collision_vru-" in entry["clip"]
+    cap = cv2.VideoCapture(str(tmp_path / "s" / "counterexamples" / entry["clip"]))
+    frames = []
+    ok, frame = cap.read()
+    while ok:
+        frames.append(frame)
+        ok, frame = cap.read()
+    assert len(frames) > 20 and frames[0].shape[:2] == (640, 1040)
+    red = [i for i, f in enumerate(frames) if f[3, 3, 2] > 200 and f[3, 3, 1] < 60 and f[3, 3, 0] < 60]  # BGR border
+    assert red and red == list(range(red[0], red[-1] + 1)), "one red-framed stretch around the violation"
+    assert 0 < red[0] and red[-1] < len(frames) - 1, "the clip starts before the violation and goes on after it"
+
+
 @pytest.mark.slow
 def test_kill_9_mid_search_then_resume(tmp_path):
     """A search process killed with SIGKILL after its first record resumes without losing or repeating a run."""
