@@ -20,7 +20,7 @@ from typing import Mapping
 
 from esmini_corpus import position_errors, read_reference
 
-__all__ = ["REPO", "SHARED", "BOUND", "Divergence", "DiffResult", "esmini_binary", "run_esmini", "read_esmini_log",
+__all__ = ["REPO", "SHARED", "BOUND", "EsminiFailed", "Divergence", "DiffResult", "esmini_binary", "run_esmini", "read_esmini_log",
            "write_reference", "run_roadtest", "divergences", "diff_file", "diff_table"]
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,14 +90,21 @@ def write_reference(rows: list[dict[str, float | str]], path: Path, every: float
                                                     for c in REF_COLUMNS[2:]])
 
 
+class EsminiFailed(RuntimeError):
+    """esmini refused or failed on a file (its own error lines in the message)."""
+
+
 def run_esmini(binary: Path, xosc: Path, seed: int = 1, tick: float = 0.05, timeout: float = 60.0) -> list[dict]:
     """esmini's trajectory of `xosc` (run headless from the file's folder, as its relative paths need)."""
     xosc = Path(xosc).resolve()
     with tempfile.TemporaryDirectory() as d:
         log = Path(d) / "log.csv"
-        subprocess.run([str(binary), "--headless", "--fixed_timestep", str(tick), "--seed", str(seed), "--osc",
-                        xosc.name, "--csv_logger", str(log), "--disable_stdout", "--disable_log"],
-                       cwd=xosc.parent, check=True, timeout=timeout, capture_output=True)
+        p = subprocess.run([str(binary), "--headless", "--fixed_timestep", str(tick), "--seed", str(seed), "--osc",
+                            xosc.name, "--csv_logger", str(log), "--disable_log"],
+                           cwd=xosc.parent, timeout=timeout, capture_output=True, text=True)
+        if p.returncode != 0 or not log.exists():
+            said = [ln for ln in p.stdout.splitlines() if "error" in ln.lower()] or p.stdout.splitlines()[-3:]
+            raise EsminiFailed(f"esmini exit {p.returncode}: " + " | ".join(said)[-400:])
         return read_esmini_log(log)
 
 
@@ -142,7 +149,7 @@ class DiffResult:
     """One file on both players."""
 
     file: str
-    result: str  # compared | refused | error
+    result: str  # compared | refused (by roadtest, by name) | error (roadtest) | esmini_failed
     esmini_end: float | None = None  # s, esmini's last logged time
     roadtest_end: float | None = None  # s
     entities: dict[str, Divergence] = field(default_factory=dict)
@@ -202,7 +209,10 @@ def diff_file(xosc: Path, binary: Path | None = None, *, seed: int = 1, tick: fl
     else:
         if binary is None:
             raise ValueError("diff_file needs an esmini binary or a stored reference_csv")
-        ref = _as_reference(run_esmini(binary, xosc, seed, tick))
+        try:
+            ref = _as_reference(run_esmini(binary, xosc, seed, tick))
+        except EsminiFailed as e:
+            return DiffResult(label, "esmini_failed", detail=str(e))
     esm_end = max((rows[-1][0] for rows in ref.values() if rows), default=None)
     try:
         trace, active = run_roadtest(xosc, seed, tick, max_time=(esm_end or 60.0) + 1.0)
