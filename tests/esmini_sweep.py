@@ -15,7 +15,7 @@ from pathlib import Path
 from esmini_diff import BOUND, REPO, DiffResult, diff_file, run_esmini, write_reference
 from xosc_gen import FAMILIES, Case
 
-__all__ = ["CASES", "diff_case", "sweep", "shrink", "keep", "family_table"]
+__all__ = ["CASES", "diff_case", "sweep", "shrink", "keep", "agreement", "family_table"]
 
 CASES = REPO / "tests" / "sim" / "xosc" / "esmini_cases"
 KEEP_EVERY = 0.1  # s between the stored esmini samples of a kept case
@@ -83,17 +83,26 @@ def keep(case: Case, binary: Path, folder: Path = CASES) -> Path:
     return where
 
 
+def agreement(rs: list[tuple[Case, DiffResult]]) -> tuple[int, int]:
+    """(agreeing, compared) over the cases that exercise no deliberate difference and that esmini runs."""
+    rs = [r for c, r in rs if r.result != "esmini_failed" and not (c.deliberate and not r.agrees)]
+    return sum(r.agrees for r in rs), len(rs)
+
+
 def family_table(results: dict[str, list[tuple[Case, DiffResult]]]) -> str:
-    """Per family: cases, how many agree within BOUND over the whole run, refused, errors, worst distance."""
-    lines = [f"{'family':18s} {'cases':>5s} {'agree':>5s} {'share':>6s} {'refused':>7s} {'errors':>6s}  worst m"
-             "  (cases esmini fails on are left out)"]
+    """Per family: cases, how many agree within BOUND over the whole run, how many differ on purpose (a
+    difference the conformance docs give), refused, errors, the share agreeing of the rest, the worst distance."""
+    lines = [f"{'family':18s} {'cases':>5s} {'agree':>5s} {'on purpose':>10s} {'refused':>7s} {'errors':>6s} "
+             f"{'share':>6s}  worst m"]
     for fam, rs in results.items():
         failed = sum(r.result == "esmini_failed" for _, r in rs)
         rs = [(c, r) for c, r in rs if r.result != "esmini_failed"]
         n = len(rs)
-        ok = sum(r.agrees for _, r in rs)
+        ok, rest = agreement(rs)
+        purpose = n - rest
         ref = sum(r.result == "refused" for _, r in rs)
         err = sum(r.result == "error" for _, r in rs)
-        worst = max((r.worst for _, r in rs), default=0.0)
-        lines.append(f"{fam:18s} {n:5d} {ok:5d} {100.0 * ok / max(n, 1):5.0f}% {ref:7d} {err:6d}  {worst:.2f}" + (f"  ({failed} esmini failed on)" if failed else ""))
-    return "\n".join(lines) + f"\n(agree: every entity within {BOUND} m of esmini at every sample)"
+        worst = max((r.worst for c, r in rs if not c.deliberate), default=0.0)
+        lines.append(f"{fam:18s} {n:5d} {ok:5d} {purpose:10d} {ref:7d} {err:6d} {100.0 * ok / max(rest, 1):5.0f}%  {worst:.2f}" + (f"  ({failed} esmini failed on)" if failed else ""))
+    return "\n".join(lines) + (f"\n(agree: every entity within {BOUND} m of esmini at every sample; share: of the cases "
+                                "not differing on purpose; cases esmini itself fails on are left out)")

@@ -27,6 +27,7 @@ class Case:
     family: str
     xosc: str
     xodr: str
+    deliberate: str = ""  # a difference roadtest keeps from esmini on purpose, which this case exercises
 
     @property
     def name(self) -> str:
@@ -188,21 +189,31 @@ def lateral_distance_case(draw) -> Case:
              f'freespace="{str(draw(st.booleans())).lower()}"')
     if draw(st.booleans()):
         attrs += f' distance="{draw(grid(2, 6, 0.5)):g}"'
-    cs = draw(st.sampled_from(("", "entity", "lane", "road")))
+    # the forms both players read alike come more often than those the docs give as differing on purpose
+    cs = draw(st.sampled_from(("", "entity", "road", "", "entity", "road", "lane")))
     if cs:
         attrs += f' coordinateSystem="{cs}"'
-    disp = draw(st.sampled_from(("", "any", "leftToReferencedEntity", "rightToReferencedEntity")))
+    disp = draw(st.sampled_from(("leftToReferencedEntity", "rightToReferencedEntity", "leftToReferencedEntity",
+                                 "rightToReferencedEntity", "", "any")))  # esmini quits on "any" (not counted)
     if disp:
         attrs += f' displacement="{disp}"'
-    dc = ""
+    dc, speed_only = "", False
     if draw(st.booleans()):
         dc = f'<DynamicConstraints maxSpeed="{draw(grid(0.5, 3, 0.5)):g}"'
-        if draw(st.booleans()):
+        speed_only = not draw(st.booleans())
+        if not speed_only:
             dc += f' maxAcceleration="{draw(grid(0.5, 5, 0.5)):g}"'
         dc += "/>"
+    deliberate = ""
+    if cs == "lane":
+        deliberate = "coordinateSystem lane: esmini does not support it (the action leaves the car to its lane)"
+    elif disp in ("", "any"):
+        deliberate = "displacement any: roadtest keeps the side the car is on (esmini: always left)"
+    elif cs in ("", "entity") and speed_only:
+        deliberate = "entity frame with maxSpeed alone: roadtest limits the sideways speed (esmini jumps)"
     action = f"<LateralAction><LateralDistanceAction {attrs}>{dc}</LateralDistanceAction></LateralAction>"
     return Case("lateral_distance", scenario_xosc(init, [("Ego", draw(grid(0, 2, 0.5)), action)],
-                                                  stop=draw(grid(4, 10, 1))), xodr)
+                                                  stop=draw(grid(4, 10, 1))), xodr, deliberate)
 
 
 def _world(x: float, y: float, h: float | None = None) -> str:
@@ -225,14 +236,16 @@ def trajectory_case(draw) -> Case:
         for _ in range(n):
             pts.append((x, y, t))
             x += draw(grid(5, 30, 5))
-            y += draw(grid(-3, 3, 0.5))
+            y = min(3.0, max(-7.5, y + draw(grid(-3, 3, 0.5))))  # on the road's four lanes
             t += draw(grid(0.5, 4, 0.5))
         shape = "<Polyline>" + "".join(
             f'<Vertex{f" time={chr(34)}{t:g}{chr(34)}" if timed else ""}><Position>{_world(x, y)}</Position></Vertex>'
             for x, y, t in pts) + "</Polyline>"
     elif kind == "clothoid":
-        k, dk = draw(grid(-0.05, 0.05, 0.01)), draw(grid(-0.01, 0.01, 0.002))
         length = draw(grid(10, 60, 10))
+        # curvature and its rate through the lateral offsets they give at the end (k L^2/2, k' L^3/6): on the road
+        k = round(2 * draw(grid(-3, 3, 0.5)) / length ** 2, 6)
+        dk = round(6 * draw(grid(-2, 2, 0.5)) / length ** 3, 8)
         times = f' startTime="0" stopTime="{draw(grid(2, 10, 1)):g}"' if timed else ""
         shape = (f'<Clothoid curvature="{k:g}" curvaturePrime="{dk:g}" length="{length:g}"{times}>'
                  f"<Position>{_world(s0, y0, 0.0)}</Position></Clothoid>")
@@ -244,22 +257,27 @@ def trajectory_case(draw) -> Case:
             cps += (f'<ControlPoint{f" time={chr(34)}{t:g}{chr(34)}" if timed else ""}><Position>{_world(x, y)}'
                     "</Position></ControlPoint>")
             x += draw(grid(5, 25, 5))
-            y += draw(grid(-3, 3, 0.5))
+            y = min(3.0, max(-7.5, y + draw(grid(-3, 3, 0.5))))
             t += draw(grid(1, 4, 0.5))
         m = n + order
         knots = [0.0] * order + [float(i) for i in range(1, m - 2 * order + 1)] + [float(m - 2 * order + 1)] * order
         shape = (f'<Nurbs order="{order}">{cps}' + "".join(f'<Knot value="{k:g}"/>' for k in knots) + "</Nurbs>")
-    tref = "<TimeReference><None/></TimeReference>"
+    tref, deliberate = "<TimeReference><None/></TimeReference>", ""
     if timed:
         dom = draw(st.sampled_from(("absolute", "relative")))
-        tref = (f'<TimeReference><Timing domainAbsoluteRelative="{dom}" scale="{draw(grid(0.5, 2, 0.5)):g}" '
-                f'offset="{draw(grid(0, 2, 0.5)):g}"/></TimeReference>')
+        scale, offset = 1.0, 0.0
+        if draw(st.integers(0, 2)) == 2:  # a third of the timed cases transform the times
+            scale, offset = draw(st.sampled_from((1.0, 0.5, 1.5, 2.0))), draw(st.sampled_from((0.0, 0.5, 1.0, 2.0)))
+        tref = (f'<TimeReference><Timing domainAbsoluteRelative="{dom}" scale="{scale:g}" '
+                f'offset="{offset:g}"/></TimeReference>')
+        if (scale, offset) != (1.0, 0.0):
+            deliberate = "Timing scale/offset: vertex time t is reached at t*scale+offset (esmini: (t-offset)/scale)"
     mode = draw(st.sampled_from(("position", "follow")))
     action = (f'<RoutingAction><FollowTrajectoryAction><TrajectoryRef><Trajectory name="T" closed="false"><Shape>'
               f"{shape}</Shape></Trajectory></TrajectoryRef>{tref}"
               f'<TrajectoryFollowingMode followingMode="{mode}"/></FollowTrajectoryAction></RoutingAction>')
     return Case("trajectory", scenario_xosc(init, [("Ego", draw(grid(0, 1, 0.5)), action)],
-                                            stop=draw(grid(4, 10, 1))), xodr)
+                                            stop=draw(grid(4, 10, 1))), xodr, deliberate)
 
 
 @st.composite
