@@ -56,11 +56,14 @@ def sweep(family: str, n: int, binary: Path) -> list[tuple[Case, DiffResult]]:
 
 
 def shrink(family: str, binary: Path, n: int = 200) -> Case | None:
-    """The smallest case of `family` the two players disagree on (hypothesis.find shrinks it), or None."""
+    """The smallest case of `family` the two players disagree on (hypothesis.find shrinks it), or None; cases
+    that exercise a difference kept on purpose do not count."""
     from hypothesis import find
     from hypothesis.errors import NoSuchExample
 
     def disagrees(case: Case) -> bool:
+        if case.deliberate:
+            return False
         r = diff_case(case, binary)
         return r.result == "compared" and not r.agrees
 
