@@ -106,6 +106,8 @@ def family_table(results: dict[str, list[tuple[Case, DiffResult]]]) -> str:
         ref = sum(r.result == "refused" for _, r in rs)
         err = sum(r.result == "error" for _, r in rs)
         worst = max((r.worst for c, r in rs if not c.deliberate), default=0.0)
-        lines.append(f"{fam:18s} {n:5d} {ok:5d} {purpose:10d} {ref:7d} {err:6d} {100.0 * ok / max(rest, 1):5.0f}%  {worst:.2f}" + (f"  ({failed} esmini failed on)" if failed else ""))
+        share = 100.0 * ok / max(rest, 1)
+        lines.append(f"{fam:18s} {n:5d} {ok:5d} {purpose:10d} {ref:7d} {err:6d} {share:5.0f}%  {worst:.2f}"
+                     + (f"  ({failed} esmini failed on)" if failed else ""))
     return "\n".join(lines) + (f"\n(agree: every entity within {BOUND} m of esmini at every sample; share: of the cases "
                                 "not differing on purpose; cases esmini itself fails on are left out)")

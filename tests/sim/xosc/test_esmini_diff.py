@@ -81,7 +81,11 @@ def test_a_still_car_agrees_with_a_hand_written_reference(tmp_path):
         assert r.agrees is agrees, r.entities
 
 
-FLOOR: dict[str, tuple[float, str]] = {}  # family -> (share it reaches today, why not BOUND's 95 %)
+# family -> (share it reaches today, why not 95 %): the cases not yet fixed, docs/openscenario.md
+FLOOR: dict[str, tuple[float, str]] = {
+    "lane_change": (0.88, "short lane changes at low speed end 0.6 m apart"),
+    "lateral_distance": (0.75, "entity frame with maxAcceleration: esmini steers on a turn radius, roadtest a spring"),
+}
 
 
 @pytest.mark.slow
@@ -90,7 +94,7 @@ def test_generated_cases_agree_with_esmini(family):
     binary = esmini_binary()
     if binary is None:
         pytest.skip("no esmini binary ($ESMINI or a build beside the checkout: ../shared/tools/build_esmini.sh)")
-    n = int(os.environ.get("ROADTEST_ESMINI_CASES", "60"))
+    n = int(os.environ.get("ROADTEST_ESMINI_CASES", "100"))
     res = sweep(family, n, binary)
     print("\n" + family_table({family: res}))
     compared = [r for _, r in res if r.result != "esmini_failed"]
