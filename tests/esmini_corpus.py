@@ -14,7 +14,7 @@ from typing import Mapping
 from roadtest.sim.api import SimSettings
 
 __all__ = ["CorpusResult", "corpus_rows", "run_corpus_file", "corpus_table", "position_differences",
-           "ESMINI_LIMIT", "LIMIT_CAP"]
+           "read_reference", "position_errors", "ESMINI_LIMIT", "LIMIT_CAP"]
 
 ESMINI_LIMIT = 1200.0  # s: esmini's run limit; rows ending there never met a stop trigger in esmini
 LIMIT_CAP = 60.0  # s simulated for rows esmini gives no end time for (no reference run to compare with)
@@ -34,7 +34,8 @@ class CorpusResult:
     detail: str = ""
 
 
-def _reference(path: Path) -> dict[str, list[tuple[float, float, float]]]:
+def read_reference(path: Path) -> dict[str, list[tuple[float, float, float]]]:
+    """entity -> [(time, x, y)] from a trajectory CSV in esmini_reference's columns."""
     import csv
 
     out: dict[str, list[tuple[float, float, float]]] = {}
@@ -44,19 +45,20 @@ def _reference(path: Path) -> dict[str, list[tuple[float, float, float]]]:
     return out
 
 
-def position_differences(trace, reference_csv: Path) -> dict[str, float]:
-    """Largest distance per entity between the trace's reference points and esmini's at esmini's sample times.
+def position_errors(trace, reference: Mapping[str, list[tuple[float, float, float]]]) -> dict[str, list[tuple[float, float]]]:
+    """entity -> [(time, distance)] between the trace's reference points and esmini's at esmini's sample times.
 
     The trace holds bounding-box centres; trace.info["bbox_cx"] moves them back to each entity's reference
-    point, which is what esmini writes. The trace is interpolated linearly in time.
+    point, which is what esmini writes. The trace is interpolated linearly in time; esmini's samples past the
+    trace's end, or where the trace lacks the entity, are not compared.
     """
     import bisect
 
     cx = trace.info.get("bbox_cx", {})
     times = [s.time for s in trace.states]
-    out: dict[str, float] = {}
-    for ent, rows in _reference(reference_csv).items():
-        worst = None
+    out: dict[str, list[tuple[float, float]]] = {}
+    for ent, rows in reference.items():
+        errs: list[tuple[float, float]] = []
         for t, x, y in rows:
             if not times or t > times[-1] + 1e-9:
                 break
@@ -76,11 +78,15 @@ def position_differences(trace, reference_csv: Path) -> dict[str, float]:
                 px, py = pts[0][1] + u * (pts[1][1] - pts[0][1]), pts[0][2] + u * (pts[1][2] - pts[0][2])
             else:
                 px, py = pts[0][1], pts[0][2]
-            d = math.hypot(px - x, py - y)
-            worst = d if worst is None else max(worst, d)
-        if worst is not None:
-            out[ent] = worst
+            errs.append((t, math.hypot(px - x, py - y)))
+        if errs:
+            out[ent] = errs
     return out
+
+
+def position_differences(trace, reference_csv: Path) -> dict[str, float]:
+    """Largest distance per entity between the trace and esmini's trajectory CSV (see position_errors)."""
+    return {ent: max(d for _, d in errs) for ent, errs in position_errors(trace, read_reference(reference_csv)).items()}
 
 
 def corpus_rows(conformance_dir: Path) -> list[dict[str, str]]:

@@ -70,7 +70,9 @@ class LateralActions:
         else:
             target = c.motions[rel.get("entityRef")].offset + _f(rel, "value") * m.sdir
         dyn = self.el.find("LaneOffsetActionDynamics")
-        shape, amax = dyn.get("dynamicsShape", "cubic"), _f(dyn, "maxLateralAcc", 0.0)
+        # the standard gives no value for a missing maxLateralAcc: esmini's 0.5 m/s2 (ScenarioReader.cpp,
+        # parseOSCLateralAction: "Using default"), not a jump
+        shape, amax = dyn.get("dynamicsShape", "cubic"), _f(dyn, "maxLateralAcc", 0.5)
         dist = abs(target - m.offset)
         if amax <= 0 or shape == "step" or dist < 1e-9:
             T = 0.0
@@ -115,7 +117,10 @@ class LateralActions:
         if m.road is None or e.lane is None or o.lane is None or dt <= 0:
             return
         ref_v = self._ref_lat_speed(o, dt)
-        if self.first:  # the first tick only takes the measure, as players do
+        entity_frame = self.el.get("coordinateSystem", "entity") == "entity"  # the standard's default
+        rigid = not math.isfinite(self.max_lat_speed) and not math.isfinite(self.max_lat_acc)
+        if self.first and not (entity_frame and rigid):
+            # the road frame's first tick only takes the measure (esmini LatDistanceAction::Step, MoveState::INIT)
             self.first = False
             return
         want = _f(self.el, "distance")
@@ -126,8 +131,15 @@ class LateralActions:
         side = 1.0 if disp == "leftToReferencedEntity" else -1.0 if disp == "rightToReferencedEntity" else (1.0 if rel >= 0 else -1.0)
         err = (side * want - rel) * mo.sdir  # road-frame metres still to move (left positive)
         cont = self.el.get("continuous", "false").lower() == "true"
-        if not math.isfinite(self.max_lat_speed) and not math.isfinite(self.max_lat_acc):
-            m.offset += err  # rigid
+        if rigid and entity_frame:
+            # esmini (LatDistanceAction::Step, CS_ENTITY): the jump to the line at the distance is part of the
+            # tick's path, v*dt; only what it leaves goes on along the lane
+            m.side_step, m.side_linear = err, True
+            if not cont:
+                self.done = True
+            return
+        if rigid:
+            m.offset += err  # road frame: the jump, and the whole step along the lane
             if not cont:
                 self.done = True
             return

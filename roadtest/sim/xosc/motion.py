@@ -162,6 +162,7 @@ class Motion:
     end_of_road: float = 0.0
     offroad: float = 0.0
     side_step: float = 0.0  # m an action moves the entity sideways (road frame) on the next advance, out of its step
+    side_linear: bool = False  # the sideways metres come off the step whole (a jump), not as a leg of a right triangle
     lat_speed: float | None = None  # speed a lane change moves the entity with this tick (None: its current speed)
     teleported_at: float | None = None  # tick start of a mid-run teleport: the entity stays put for that tick (as esmini)
 
@@ -270,7 +271,7 @@ def _follow_sections(net: RoadNetworkAPI, m: Motion, s_from: float, s_to: float,
 def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: float, cache: "LaneCache | None" = None) -> None:
     """Move an entity under the default controller for dt seconds at e.speed."""
     if m.teleported_at is not None and abs(time - dt - m.teleported_at) < 1e-9:
-        m.teleported_at, m.side_step = None, 0.0
+        m.teleported_at, m.side_step, m.side_linear = None, 0.0, False
         return
     cache = cache or LaneCache(net)
     v, m.lat_speed = (m.lat_speed if m.lat_speed is not None and m.lat is not None else e.speed), None
@@ -331,7 +332,8 @@ def advance(net: RoadNetworkAPI | None, e: Any, m: Motion, dt: float, time: floa
         # a lateral-distance move: the entity keeps its speed, so the sideways part leaves less to go along the lane
         m.offset += side
         dlat = min(abs(side), abs(step))
-        step = math.copysign(math.sqrt(step * step - dlat * dlat), step)
+        step = math.copysign(abs(step) - dlat if m.side_linear else math.sqrt(step * step - dlat * dlat), step)
+    m.side_linear = False
     # the entity covers `step` metres along its lane, not along the reference line
     s = m.s + step * m.sdir / cache.stretch(m.road, m.lane, m.s, m.offset)
     length = net.road_length(m.road)
