@@ -97,18 +97,6 @@ def test_a_traffic_light_has_its_state_trigger_volume_and_stop_waypoint(tmp_path
     assert world.hero.get_traffic_light() is None or world.hero.get_traffic_light().id == light.id
 
 
-def test_without_the_real_client_the_map_is_refused_by_name(tmp_path, monkeypatch):
-    from roadtest.agents.leaderboard_compat import world as world_mod
-
-    sim = _sim(tmp_path, "straight_speed_limit.yaml")
-    w = world_mod.BuiltinWorld(sim, 0.05)
-    import roadtest.agents.leaderboard_compat as compat
-
-    monkeypatch.setattr(compat, "is_compat", lambda m: True)
-    with pytest.raises(world_mod.NotProvided, match=r"carla\.World\.get_map.*real CARLA client"):
-        w.get_map()
-
-
 HERO_AGENT = """
 import carla
 from srunner.scenariomanager.carla_data_provider import CarlaDataProvider
@@ -263,7 +251,7 @@ def test_the_leaderboards_dummy_agent_gets_every_sensor_it_asks_for(tmp_path):
 BEHAVIOR_PROBE = """
 import json, sys
 from roadtest.bundle import load_bundle
-from roadtest.metrics.score import score_run
+from roadtest.scoring.score import score_run
 from roadtest.runner.episode import run_episode
 from roadtest.sim.api import SimSettings
 out = {}
