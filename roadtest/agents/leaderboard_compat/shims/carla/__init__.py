@@ -1,6 +1,8 @@
 """Stand-in `carla` for running leaderboard agents without CARLA: the value types agents build and read.
 
-Not the CARLA client: no World, no Client, no sensors. Imported as `carla` only when the real package is
+Not the CARLA client: no World, no Client, no sensors. Map and Waypoint are roadtest's stand-in map
+(roadtest.agents.leaderboard_compat.standin_map), Actor and TrafficLight the built-in world's classes, so that
+CARLA's own agents (isinstance checks, type hints) import and run over the built-in world. Imported as `carla` only when the real package is
 absent (roadtest.agents.leaderboard_compat.install; its is_compat tells the two apart). Semantics follow
 CARLA's Python API (left-handed frame, degrees in Rotation).
 """
@@ -9,8 +11,11 @@ from __future__ import annotations
 
 import math
 
+import enum
+
 __all__ = ["Vector2D", "Vector3D", "Location", "Rotation", "Transform", "GeoLocation",
-           "VehicleControl"]
+           "VehicleControl", "BoundingBox", "TrafficLightState", "LaneType", "LaneChange", "LaneMarkingType", "LaneMarking", "Map", "Waypoint",
+           "Actor", "Vehicle", "Walker", "TrafficLight"]
 
 class Vector2D:
     def __init__(self, x: float = 0.0, y: float = 0.0):
@@ -27,7 +32,9 @@ class Vector2D:
 
 
 class Vector3D:
-    def __init__(self, x: float = 0.0, y: float = 0.0, z: float = 0.0):
+    def __init__(self, x=0.0, y: float = 0.0, z: float = 0.0):
+        if isinstance(x, Vector3D):  # carla.Location(vector), as CARLA's constructors take
+            x, y, z = x.x, x.y, x.z
         self.x, self.y, self.z = float(x), float(y), float(z)
 
     def _new(self, x: float, y: float, z: float):
@@ -165,6 +172,41 @@ class VehicleControl:
                 f"gear={self.gear})")
 
 
+class BoundingBox:
+    """A box: its centre (location, in the owner's frame), half sizes (extent) and rotation."""
+
+    def __init__(self, location: Location | None = None, extent: Vector3D | None = None,
+                 rotation: Rotation | None = None):
+        self.location = location if location is not None else Location()
+        self.extent = extent if extent is not None else Vector3D()
+        self.rotation = rotation if rotation is not None else Rotation()
+
+    def __repr__(self) -> str:
+        return f"BoundingBox({self.location!r}, {self.extent!r}, {self.rotation!r})"
+
+
+class TrafficLightState(enum.IntEnum):
+    """carla.TrafficLightState, with CARLA's values."""
+
+    Red = 0
+    Yellow = 1
+    Green = 2
+    Off = 3
+    Unknown = 4
+
+
+_ELSEWHERE = {"LaneType": ("standin_map", "LaneType"), "LaneChange": ("standin_map", "LaneChange"),
+              "LaneMarkingType": ("standin_map", "LaneMarkingType"), "LaneMarking": ("standin_map", "StandInLaneMarking"),
+              "Map": ("standin_map", "StandInMap"), "Waypoint": ("standin_map", "StandInWaypoint"),
+              "Actor": ("world", "Actor"), "Vehicle": ("world", "Actor"), "Walker": ("world", "Actor"),
+              "TrafficLight": ("world", "TrafficLight")}
+
+
 def __getattr__(name: str):
+    if name in _ELSEWHERE:
+        import importlib
+
+        module, attr = _ELSEWHERE[name]
+        return getattr(importlib.import_module(f"roadtest.agents.leaderboard_compat.{module}"), attr)
     raise AttributeError(f"carla.{name}: CARLA is not installed; roadtest's stand-in `carla` provides only the value "
                          f"types leaderboard agents build ({', '.join(__all__)}); install the `carla` extra for the rest")
