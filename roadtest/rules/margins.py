@@ -53,26 +53,58 @@ def box_clearance(a: ActorState, b: ActorState) -> float:
     return float(Polygon(_corners(a)).distance(Polygon(_corners(b))))
 
 
-def _tracks(trace: Trace, wanted: Callable[[ActorState], bool]):
-    """(ego poses by tick, {actor id: poses by tick}) with the tick's time; only ticks that have an ego."""
+_LAST_SPLIT: list = []  # [weakref to the trace, its tick count, its split]: both collision margins read one run
+
+
+def _split(trace: Trace):
+    """(ego poses by tick, {actor id: (poses by tick, the (role, kind) pairs it had)}), ticks without an ego
+    left out; made once per trace for the margins that read it."""
+    import weakref
+
+    if _LAST_SPLIT and _LAST_SPLIT[0]() is trace and _LAST_SPLIT[1] == len(trace.states):
+        return _LAST_SPLIT[2]
     ego_track: list[tuple[float, ActorState]] = []
-    others: dict[str, list[tuple[float, ActorState]]] = {}
-    verdict: dict[tuple[str, str], bool] = {}  # wanted() reads an actor's role and kind only
+    others: dict[str, tuple[list[tuple[float, ActorState]], set[tuple[str, str]]]] = {}
     for st in trace.states:
         ego = next((a for a in st.actors if a.role == "ego"), None)
         if ego is None:
             continue
-        ego_track.append((st.time, ego))
+        t = st.time
+        ego_track.append((t, ego))
         for o in st.actors:
-            if o is ego:
-                continue
-            key = (o.role, o.kind)
-            ok = verdict.get(key)
-            if ok is None:
-                ok = verdict[key] = bool(wanted(o))
-            if ok:
-                others.setdefault(o.id, []).append((st.time, o))
+            if o is not ego:
+                got = others.get(o.id)
+                if got is None:
+                    got = others[o.id] = ([], set())
+                got[0].append((t, o))
+                got[1].add((o.role, o.kind))
+    try:
+        _LAST_SPLIT[:] = [weakref.ref(trace), len(trace.states), (ego_track, others)]
+    except TypeError:  # a stand-in trace that takes no weak reference: not kept
+        _LAST_SPLIT.clear()
     return ego_track, others
+
+
+def _tracks(trace: Trace, wanted: Callable[[ActorState], bool]):
+    """(ego poses by tick, {actor id: poses by tick}) with the tick's time; only ticks that have an ego.
+    `wanted` reads an actor's role and kind alone."""
+    ego_track, split = _split(trace)
+    others: dict[str, list[tuple[float, ActorState]]] = {}
+    verdict: dict[tuple[str, str], bool] = {}
+    for oid, (track, keys) in split.items():
+        ok = [verdict.setdefault(k, bool(wanted(_probe(*k)))) for k in keys]
+        if all(ok):
+            others[oid] = track
+        elif any(ok):
+            kept = [(t, o) for t, o in track if verdict[(o.role, o.kind)]]
+            if kept:
+                others[oid] = kept
+    return ego_track, others
+
+
+def _probe(role: str, kind: str) -> ActorState:
+    """An actor with this role and kind, for a `wanted` test that reads nothing else."""
+    return ActorState("", role, kind, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def _stretches(track: list[tuple[float, ActorState]]):
