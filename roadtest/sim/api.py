@@ -258,11 +258,13 @@ class Trace:
         import gzip
         import os
 
+        from roadtest.sim.trace_json import trace_json
+
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        data = json.dumps(self.to_dict(), separators=(",", ":")).encode()
+        data = trace_json(self).encode()  # the text of json.dumps(self.to_dict(), separators=(",", ":"))
         if path.suffix == ".gz":
-            data = gzip.compress(data, mtime=0)
+            data = gzip.compress(data, compresslevel=6, mtime=0)  # zlib's default: 9 took 3x as long for 6 % less
         tmp.write_bytes(data)
         os.replace(tmp, path)
 

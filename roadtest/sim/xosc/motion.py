@@ -419,7 +419,10 @@ class LaneCache:
                 # offsets are road-frame t (across the reference line), not across a widening lane's centre line
                 href = np.unwrap(net._road(road).ref(s)[2])
                 kappa = np.diff(href) / np.diff(s)  # reference-line curvature per segment
-                self.tab[key] = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc), sign, kappa, href)
+                # as lists: a tick reads a few samples, and Python floats are quicker to index and add than
+                # numpy scalars (the arithmetic is IEEE double either way, so the poses are the same)
+                cols = (s, p[:, 0], p[:, 1], p[:, 2], h, np.asarray(tc))
+                self.tab[key] = (*(np.asarray(c, dtype=float).tolist() for c in cols), sign, kappa.tolist(), href.tolist())
                 self.narrowing[key] = bool(np.nanmin(w) < NARROW)
             except Exception:  # lanes that exist only on part of the road: ask the map each time
                 self.tab[key] = None
