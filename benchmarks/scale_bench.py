@@ -99,15 +99,49 @@ def _which(tree: Path) -> str:
     return str(Path(out.stdout.strip()).parent.parent)
 
 
-def cli_run(tree: Path, target: Path, out: Path, workers: int) -> tuple[float, Load]:
-    """Wall seconds of `roadtest run TARGET --agent expert -j WORKERS` with `tree` on the path."""
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux prctl PR_SET_CHILD_SUBREAPER), so the CPU
+    of worker processes that a forkserver started, and the forkserver's own, reach RUSAGE_CHILDREN here."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap(timeout: float = 10.0) -> None:
+    """Wait for every descendant that has been handed to this process (the forkserver leaves after its parent)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cli_run(tree: Path, target: Path, out: Path, workers: int) -> tuple[float, float | None, Load]:
+    """(wall s, CPU s of the whole process tree or None, load) of `roadtest run TARGET --agent expert -j WORKERS`
+    with `tree` on the path."""
+    adopted = _adopt_orphans()
     with Load() as load:
+        cpu0 = _children_cpu()
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "roadtest", "run", str(target), "--agent", "expert", "-j", str(workers),
                         "--out", str(out)], env=_env(tree), cwd=out.parent, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - start
-    return wall, load
+        if adopted:
+            _reap()
+        cpu = _children_cpu() - cpu0 if adopted else None
+    return wall, cpu, load
 
 
 def _run_files(out: Path) -> dict[str, tuple]:
@@ -128,15 +162,22 @@ def part_l1(tmp: Path, rev: str, repeat: int) -> None:
     for name, tree in trees.items():
         print(f"  {name:8s} imports roadtest from {_which(tree)}")
     walls: dict[str, list[float]] = {name: [] for name in trees}
+    cpus: dict[str, list[float]] = {name: [] for name in trees}
     order = list(trees)
     for i in range(repeat):
         for name in (order if i % 2 == 0 else order[::-1]):
             out = tmp / f"l1-{name}-{i}"
-            wall, load = cli_run(trees[name], trees[name] / "scenarios" / "suites" / "L1.yaml", out, 2)
+            wall, cpu, load = cli_run(trees[name], trees[name] / "scenarios" / "suites" / "L1.yaml", out, 2)
             n = len(list(read_records(out)))
             walls[name].append(wall)
-            print(f"  L1 expert -j 2  {name:8s} {n} runs  wall {wall:6.1f} s  {load}")
+            if cpu is not None:
+                cpus[name].append(cpu)
+            print(f"  L1 expert -j 2  {name:8s} {n} runs  wall {wall:6.1f} s  CPU "
+                  f"{'?' if cpu is None else f'{cpu:6.1f}'} s (all its processes)  {load}")
     ratios = [a / b for a, b in zip(walls["this"], walls[rev])]  # each round's pair ran back to back
+    if cpus["this"] and cpus[rev]:
+        print(f"  CPU this/{rev} = {statistics.median(a / b for a, b in zip(cpus['this'], cpus[rev])):.2f} "
+              "(the work itself, whatever else the machine runs)")
     a, b = _run_files(tmp / "l1-this-0"), _run_files(tmp / f"l1-{rev}-0")
     same = sorted(a) == sorted(b) and all(a[k] == b[k] for k in a)
     differ = [k for k in a if k in b and a[k] != b[k]]
