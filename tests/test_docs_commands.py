@@ -31,6 +31,7 @@ SLOW = {
     "roadtest exam build scenarios/suites/L1.yaml": "the expert drives all of L1",
     "roadtest search scenarios/search/walker_crossing.yaml": "40 runs of the scene: a few minutes",
     "python benchmarks/search_bench.py": "81 grid runs, then 10-seed searches per method: about half an hour",
+    "python benchmarks/scale_bench.py": "the L1 suite on two trees, then 3,300 short runs: about ten minutes",
 }
 # commands that need what a test machine does not have: parsed, never run
 EXTERNAL = {

@@ -8,11 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from roadtest.dsl.emit_xodr import write_xodr
-from roadtest.dsl.emit_xosc import light_phases, write_xosc
-from roadtest.dsl.meta import build_meta
 from roadtest.dsl.roads_build import build_layout
-from roadtest.dsl.signal_plan import junction_heads
+from roadtest.dsl.signal_plan import junction_heads, light_phases
 from roadtest.dsl.roads_scene import compute_route, place_scene, resolve_places
 from roadtest.errors import FieldError, Problem, ScenarioError, UserError
 from roadtest.names import disk_name
@@ -64,6 +61,10 @@ def write_bundle(variant, out_dir: Path) -> Path:
         from roadtest.dsl.loader import parse_file
 
         raise ScenarioError(build_problems(parse_file(variant.source), [variant])) from None
+    from roadtest.dsl.emit_xodr import write_xodr  # scenariogeneration: only once there is a file to write
+    from roadtest.dsl.emit_xosc import write_xosc
+    from roadtest.dsl.meta import build_meta
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=out_dir))
     try:
         write_xodr(layout, variant.scenario.name, variant.scenario.country, tmp / "road.xodr")

@@ -20,6 +20,7 @@ from scenariogeneration import xosc
 from roadtest.dsl.model import ACTOR_DIMENSIONS, PEDESTRIAN_KINDS, STATIC_KINDS, driver_side
 from roadtest.dsl.roads_build import Layout
 from roadtest.dsl.roads_scene import Spot, side_t
+from roadtest.dsl.signal_plan import light_phases
 
 __all__ = ["EGO", "EGO_DEFAULT_ACT", "BLUEPRINTS", "xosc_element", "write_xosc", "environment", "light_phases"]
 
@@ -84,23 +85,6 @@ def environment(env) -> xosc.Environment:
     prec = xosc.Precipitation(ptype, env.precipitation_intensity if env.precipitation != "none" else 0.0)
     weather = xosc.Weather(cloudstate=cloud, sun=sun, fog=fog, precipitation=prec)
     return xosc.Environment("environment", tod, weather, xosc.RoadCondition(env.friction))
-
-
-def light_phases(light) -> list[tuple[str, float]]:
-    """A light's cycle as (state, duration) starting at its `offset` into the cycle (same cycle, rotated)."""
-    phases = [(p.state, p.duration) for p in light.phases]
-    cycle = sum(d for _, d in phases)
-    off = light.offset % cycle if cycle else 0.0
-    if off <= 0:
-        return phases
-    acc = 0.0
-    for i, (state, d) in enumerate(phases):
-        if acc + d > off + 1e-9:
-            cut = off - acc
-            head = [(state, d - cut)] + phases[i + 1:] + phases[:i]
-            return head + ([(state, cut)] if cut > 1e-9 else [])
-        acc += d
-    return phases
 
 
 def _time_trigger(name: str, t: float, point: str = "start") -> xosc.ValueTrigger:

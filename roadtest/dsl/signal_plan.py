@@ -19,7 +19,7 @@ from roadtest.dsl.model import LightPhase, Road, TrafficLight
 from roadtest.errors import FieldError
 
 __all__ = ["Head", "junction_heads", "check_heads", "GO_STATES", "PLAN_IDS", "PLAN_SETBACK",
-           "heads_conflict", "go_intervals"]
+           "heads_conflict", "go_intervals", "light_phases"]
 
 GO_STATES = frozenset({"green", "yellow"})
 PLAN_IDS = {None: "tl_main", "opposite": "tl_opposite", "left": "tl_left", "right": "tl_right"}  # generated head ids
@@ -198,3 +198,20 @@ def check_heads(heads: list[Head], traffic: str, timeout: float) -> None:
                 f"conflicting greens: {_where(lights[i])} shows {s1} and {_where(lights[j])} shows {s2} from "
                 f"t = {a:.1f} s to {b:.1f} s, and their movements conflict ({moves[0]} vs {moves[1]}); expected "
                 "phases (durations and offsets) that never release conflicting movements together"))
+
+
+def light_phases(light) -> list[tuple[str, float]]:
+    """A light's cycle as (state, duration) starting at its `offset` into the cycle (same cycle, rotated)."""
+    phases = [(p.state, p.duration) for p in light.phases]
+    cycle = sum(d for _, d in phases)
+    off = light.offset % cycle if cycle else 0.0
+    if off <= 0:
+        return phases
+    acc = 0.0
+    for i, (state, d) in enumerate(phases):
+        if acc + d > off + 1e-9:
+            cut = off - acc
+            head = [(state, d - cut)] + phases[i + 1:] + phases[:i]
+            return head + ([(state, cut)] if cut > 1e-9 else [])
+        acc += d
+    return phases

@@ -26,9 +26,10 @@ _ODR_XSD = "opendrive_17_core.xsd"
 
 
 def _schemas_dir() -> Path:
-    import scenariogeneration
+    """The XSDs beside the installed scenariogeneration package, found without importing it (it imports scipy)."""
+    from importlib.util import find_spec
 
-    return Path(scenariogeneration.__file__).resolve().parent.parent / "schemas"
+    return Path(find_spec("scenariogeneration").origin).resolve().parent.parent / "schemas"
 
 
 def xsd_path(kind: str, rev_minor: int) -> Path:
@@ -181,7 +182,6 @@ def check_asam(path: Path, tree=None, schema_ok: bool = True, strict: bool = Fal
 
 def _check_yaml(path: Path) -> list[Problem]:
     """The loader's checks, then what building each variant finds (so validate refuses what convert refuses)."""
-    from roadtest.dsl.bundle_writer import build_problems
     from roadtest.dsl.loader import parse_file
     from roadtest.dsl.suite import is_suite, iter_target
     from roadtest.dsl.variants import expand_doc
@@ -189,7 +189,12 @@ def _check_yaml(path: Path) -> list[Problem]:
     try:
         doc = parse_file(path)
         if not is_suite(doc):
-            return build_problems(doc, expand_doc(doc))
+            variants = expand_doc(doc)
+            from roadtest.dsl.bundle_writer import build_problems  # only a file the loader accepts is built
+
+            return build_problems(doc, variants)
+        from roadtest.dsl.bundle_writer import build_problems
+
         problems: list[Problem] = []
         for source, result in iter_target(path):
             problems += result.problems if isinstance(result, ScenarioError) else build_problems(parse_file(source), result)

@@ -15,11 +15,12 @@ from typing import Any, Callable, Sequence
 from roadtest.errors import DependencyMissing
 from roadtest.runner.episode import Job
 from roadtest.runner.limits import ServerLimits
-from roadtest.runner.pool import failure_record, hang_deadline
+from roadtest.runner.pool import KILL_GRACE, failure_record, hang_deadline
 
 __all__ = ["run_jobs_ray", "import_ray", "task_options", "DEFAULT_RETRIES"]
 
 DEFAULT_RETRIES = 2  # extra attempts after a lost worker before the run counts as an infrastructure failure
+QUEUED_PER_CPU = 1  # tasks waiting on the cluster per CPU, beyond the running ones
 _POLL = 0.2  # s
 
 
@@ -52,9 +53,11 @@ def run_jobs_ray(jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None
                  num_cpus: int | None = None, retries: int = DEFAULT_RETRIES) -> None:
     """Run every job as a Ray task, calling on_result(record) in the driver as each ends.
 
-    Connects to the cluster at `address` (or starts a local one with `num_cpus`); submits only as many
-    tasks as the cluster has CPUs (so server limits and progress stay meaningful); a task past its hang
-    deadline is cancelled and recorded as a timeout.
+    Connects to the cluster at `address` (or starts a local one with `num_cpus`); keeps one task queued per
+    CPU beyond those running, so a worker that finishes starts its next run without waiting for the driver
+    to hear of it, and submits no more (so server limits and progress stay meaningful); a task past its hang
+    deadline (counted from submission, with a queued task's wait allowed for) is cancelled and recorded as a
+    timeout.
     """
     ray = import_ray()
     started_here = not ray.is_initialized()
@@ -67,19 +70,22 @@ def run_jobs_ray(jobs: Sequence[Job], on_result: Callable[[dict[str, Any]], None
         ray.init(**kwargs)
     remote = ray.remote(_execute)
     slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    in_flight = QUEUED_PER_CPU * slots + slots
     pending = list(jobs)
     running: dict[Any, tuple[Job, float]] = {}
     limits = ServerLimits()
     try:
         while pending or running:
-            while pending and len(running) < slots:
+            while pending and len(running) < in_flight:
                 index = limits.next_index(pending)
                 if index is None:
                     break
                 job = pending.pop(index)
                 limits.start(job)
+                queued = len(running) >= slots  # waits behind a running task: allow for that task's own limit
                 ref = remote.options(**task_options(job, retries)).remote(job)
-                running[ref] = (job, hang_deadline(job, time.monotonic()))
+                wait = 1.5 * job.timeout + KILL_GRACE if queued else 0.0
+                running[ref] = (job, hang_deadline(job, time.monotonic()) + wait)
             done, _ = ray.wait(list(running), num_returns=1, timeout=_POLL)
             for ref in done:
                 job, _ = running.pop(ref)

@@ -18,12 +18,13 @@ from roadtest.errors import UserError
 __all__ = ["SIGNS_FILE", "load_signs", "sign_code", "sign_ids", "countries"]
 
 SIGNS_FILE = Path(str(files("roadtest").joinpath("sign_assets", "signs.yaml")))
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where installed: the same data, faster
 
 
 @lru_cache(maxsize=None)
 def _load(path: Path) -> dict[str, dict[str, Any]]:
     with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f)
+        data = yaml.load(f, Loader=_LOADER)
     return data["signs"]
 
 

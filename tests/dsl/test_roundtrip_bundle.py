@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 from roadtest.bundle import load_bundle
-from roadtest.dsl import bundle_writer
+from roadtest.dsl import emit_xosc
 from roadtest.dsl.bundle_writer import write_bundle
 from roadtest.dsl.emit_xosc import light_phases
 from roadtest.dsl.loader import Variant
@@ -176,7 +176,7 @@ def test_write_is_atomic_and_replaces_only_on_success(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(bundle_writer, "write_xosc", boom)
+    monkeypatch.setattr(emit_xosc, "write_xosc", boom)  # write_bundle imports it when it writes
     changed = dict(SCENARIO, expect={"timeout": 30})
     with pytest.raises(RuntimeError):
         write_bundle(variant(changed), tmp_path)

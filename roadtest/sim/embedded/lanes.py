@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import bisect
-import math
-
 import dataclasses
+import math
+from collections import OrderedDict
 
 import numpy as np
 
@@ -81,13 +81,33 @@ def lane_pose(ln: _Lane, s: float, offset: float = 0.0):
     return x, y, z, math.remainder(h, math.tau), t
 
 
+SHARED_MAPS = 16  # maps whose sampled lanes a process keeps for later runs (least recently used dropped first)
+_SHARED: "OrderedDict[str, tuple[dict, dict]]" = OrderedDict()
+
+
+def _shared_tables(network) -> tuple[dict, dict]:
+    """(lanes, extents) sampled so far on the map with this network's content digest, shared by every run in the
+    process (the samples are a pure function of the map's bytes); fresh dicts for a network without a digest."""
+    digest = getattr(network, "digest", None)
+    if not isinstance(digest, str) or not digest:
+        return {}, {}
+    got = _SHARED.get(digest)
+    if got is None:
+        got = _SHARED[digest] = ({}, {})
+        while len(_SHARED) > SHARED_MAPS:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(digest)
+    return got
+
+
 class LaneTable:
-    """Lane centre poses by interpolation in a table sampled from the road network on first use."""
+    """Lane centre poses by interpolation in a table sampled from the road network on first use; the samples of a
+    map are kept by its content digest, so the runs that follow on the same map in this process reuse them."""
 
     def __init__(self, network):
         self.net = network
-        self._lanes: dict[tuple[str, int], _Lane] = {}
-        self._extent: dict[tuple[str, int], tuple[float, float]] = {}
+        self._lanes, self._extent = _shared_tables(network)
 
     def extent(self, road: str, lane: int) -> tuple[float, float]:
         """[s_start, s_end] of the first stretch where this lane id exists on its road (5 m samples, bisection)."""

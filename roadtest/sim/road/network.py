@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import threading
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -22,7 +24,8 @@ __all__ = ["RoadNetwork", "load_map", "MAX_OFF_ROAD"]
 
 MAX_OFF_ROAD = 5.0  # m beyond a lane's edge where locate still answers (on_road False); farther: None
 
-_CACHE: dict[str, "RoadNetwork"] = {}
+CACHED_MAPS = 16  # parsed maps a process keeps (a long-lived worker runs many suites' maps; least recent go first)
+_CACHE: "OrderedDict[str, dict[str, RoadNetwork]]" = OrderedDict()  # digest -> source -> network
 _LOCK = threading.Lock()
 
 
@@ -77,15 +80,33 @@ class RoadNetwork:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<string>") -> "RoadNetwork":
-        """Cached constructor: the same bytes give the same (immutable) network object."""
+        """Cached constructor: the same bytes read from the same source give the same (immutable) network object.
+
+        The parse is kept by content digest; the same bytes from another file are a view of it that names that
+        file in its messages and warnings, so what a run records never depends on which run parsed the map first."""
         key = hashlib.sha256(data).hexdigest()
         with _LOCK:
-            net = _CACHE.get(key)
-        if net is None:
-            net = cls(data, source)
-            with _LOCK:
-                net = _CACHE.setdefault(key, net)
+            views = _CACHE.get(key)
+            if views is not None:
+                _CACHE.move_to_end(key)
+                net = views.get(source)
+                if net is None:
+                    net = views[source] = next(iter(views.values()))._named(source)
+                return net
+        net = cls(data, source)
+        with _LOCK:
+            net = _CACHE.setdefault(key, {}).setdefault(source, net)
+            while len(_CACHE) > CACHED_MAPS:
+                _CACHE.popitem(last=False)
         return net
+
+    def _named(self, source: str) -> "RoadNetwork":
+        """This parse as if read from `source`: the same roads, tables and index, the messages naming `source`."""
+        view = copy.copy(self)
+        view.source = source
+        old = f"{self.source}:"
+        view.warnings = [source + ":" + w[len(old):] if w.startswith(old) else w for w in self.warnings]
+        return view
 
     # ---- lookups --------------------------------------------------------------------------
     def _road(self, road: str) -> Road:

@@ -128,7 +128,9 @@ def test_load_map_is_cached_by_content(tmp_path):
     a, b = tmp_path / "a.xodr", tmp_path / "b.xodr"
     a.write_bytes(two_lane_junction())
     b.write_bytes(two_lane_junction())
-    assert load_map(a) is load_map(b)
+    assert load_map(a) is load_map(a)
+    assert load_map(a).roads is load_map(b).roads  # parsed once; each names its own file (test_network_cache.py)
+    assert load_map(b).source == str(b)
 
 
 @pytest.mark.parametrize("bad,where", [
