@@ -365,15 +365,11 @@ class EmbeddedSimulation(Simulation):
         the entity's heading projected on the road's s direction."""
         s = float(lane.s)
         if cx and self._lanes is not None:
-            road, lid = str(lane.road), int(lane.lane)
             try:
-                ext = self._lanes.extent(road, lid)
-                h_lane = self._lanes.pose(road, lid, ext, s)[3]
-                d = self._lanes.lane(road, lid, ext).dir
-                s = min(max(s + d * cx * math.cos(h - h_lane), 0.0), self.network.road_length(road))
+                s = self._lanes.along(str(lane.road), int(lane.lane), s, cx, h)
             except Exception:  # noqa: BLE001 - a lane the map does not know: keep the engine's s
                 pass
-        return LanePos(str(lane.road), int(lane.lane), s, float(lane.t))
+        return make_lanepos(str(lane.road), int(lane.lane), s, float(lane.t))
 
     def _reached(self, ego: ActorState) -> bool:
         """Within GOAL_RADIUS of the goal at any point of this tick's motion and, when the route has a direction,
