@@ -2,8 +2,9 @@
 
 An entity qualifies for a tick when `advance` would do nothing but move it along its tabulated lane: no
 trajectory, lateral profile, sideways step or teleport pending, a one-section road, a lane that keeps its width,
-and a step that stays inside the road. Its new pose is the same arithmetic as `advance` on the same lane table
-(motion.LaneCache), so the trace is the one `advance` gives; every other entity still goes through `advance`.
+and a step that stays inside the road, while at least MIN_BATCH entities are candidates. Its new pose is the same
+arithmetic as `advance` on the same lane table (motion.LaneCache), so the trace is the one `advance` gives; every
+other entity still goes through `advance`.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from roadtest.sim.api import LanePos
 from roadtest.sim.xosc.motion import LaneCache, Motion
 from roadtest.sim.xosc.positions import wrap
 
-__all__ = ["FlatLanes", "plan", "apply"]
+__all__ = ["FlatLanes", "plan", "apply", "MIN_BATCH"]
 
 _new = object.__new__
 _PI = math.pi
+MIN_BATCH = 10  # fewer qualifying entities than this: advance one by one costs less than numpy's per-call overhead
 
 
 class FlatLanes:
@@ -72,7 +74,7 @@ def plan(flat: FlatLanes, items: Iterable[tuple[str, Any, Motion]], dt: float) -
         top.append(r[1] - 2)
         lengths.append(r[3])
         dirs.append(r[2])
-    if not names:
+    if len(names) < MIN_BATCH:
         return {}
     step = LaneCache.STEP
     S0, OFF, B, TOP = np.array(s0), np.array(off), np.array(base), np.array(top)

@@ -29,6 +29,11 @@ def _car(speed: float, h: float = 0.0) -> EntityState:
     return EntityState(name="c", category="car", role="scenario", length=4.5, width=1.8, height=1.5, speed=speed, h=h)
 
 
+@pytest.fixture(autouse=True)
+def _batch_of_one(monkeypatch):
+    monkeypatch.setattr(LF, "MIN_BATCH", 1)  # these tests step a few entities; the engine batches from MIN_BATCH
+
+
 def test_a_step_along_a_straight_lane_by_hand():
     net = _net()
     flat = LF.FlatLanes(LaneCache(net))
@@ -82,3 +87,11 @@ def test_what_it_leaves_to_advance():
     plain = (_car(20.0), Motion(road="1", lane=-1, s=100.0, sdir=1))
     items = [(n, e, m) for n, (e, m) in zip(("end", "lat", "side", "off", "plain"), (at_end, changing, side, off_road, plain))]
     assert set(LF.plan(flat, items, DT)) == {"plain"}
+
+
+def test_fewer_candidates_than_a_batch_are_left_to_advance(monkeypatch):
+    monkeypatch.setattr(LF, "MIN_BATCH", 3)
+    flat = LF.FlatLanes(LaneCache(_net()))
+    items = [(str(i), _car(20.0), Motion(road="1", lane=-1, s=100.0 + 10 * i, sdir=1)) for i in range(3)]
+    assert LF.plan(flat, items[:2], DT) == {}
+    assert set(LF.plan(flat, items, DT)) == {"0", "1", "2"}
