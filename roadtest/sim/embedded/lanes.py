@@ -108,6 +108,7 @@ class LaneTable:
     def __init__(self, network):
         self.net = network
         self._lanes, self._extent = _shared_tables(network)
+        self._along: dict[tuple[str, int], tuple[_Lane, float]] = {}  # lane -> its table and its road's length
 
     def extent(self, road: str, lane: int) -> tuple[float, float]:
         """[s_start, s_end] of the first stretch where this lane id exists on its road (5 m samples, bisection)."""
@@ -166,6 +167,23 @@ class LaneTable:
     def pose(self, road: str, lane: int, extent: tuple[float, float], s: float, offset: float = 0.0):
         """(x, y, z, h, t) at s on the lane centre, shifted `offset` m left in the road frame."""
         return lane_pose(self.lane(road, lane, extent), s, offset)
+
+    def along(self, road: str, lane: int, s: float, dx: float, h: float) -> float:
+        """s moved dx m ahead along heading h, projected on the lane's direction at s, kept on the road (an
+        entity's box centre from its reference point: every entity, every tick)."""
+        key = (road, lane)
+        c = self._along.get(key)
+        if c is None:
+            c = self._along[key] = (self.lane(road, lane, self.extent(road, lane)), self.net.road_length(road))
+        ln, length = c
+        ss, lh = ln.s, ln.h
+        i = bisect.bisect_right(ss, s) - 1
+        i = 0 if i < 0 else len(ss) - 2 if i > len(ss) - 2 else i
+        s0 = ss[i]
+        u = (s - s0) / (ss[i + 1] - s0)
+        u = 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
+        h_lane = math.remainder(lh[i] + u * (lh[i + 1] - lh[i]), math.tau)  # lane_pose's heading
+        return min(max(s + ln.dir * dx * math.cos(h - h_lane), 0.0), length)
 
     def curvature(self, road: str, lane: int, s: float, half: float = 2.5) -> float:
         """Mean curvature (1/m of the lane centre's own length, positive when the road turns towards +t) of the

@@ -119,7 +119,6 @@ class EmbeddedSimulation(Simulation):
                                    environment=self.engine.environment)
         self._lanes = (self.traffic.table if self.traffic is not None else LaneTable(self.network)) \
             if self.network is not None else None
-        self._centre_tables: dict[tuple[str, int], tuple] = {}  # (road, lane) -> (lane table, road length) or ()
         self.trace.info.update({"backend": "embedded", "seed": self.seed, "bundle": getattr(bundle, "id", ""),
                                 "ego": self.ego_id, "warnings": self.engine.warnings,
                                 "bbox_cx": {n: float(getattr(e, "bbox_cx", 0.0)) for n, e in self.engine.entities.items()}})
@@ -365,23 +364,12 @@ class EmbeddedSimulation(Simulation):
         """The engine's lane position of an entity's reference point moved to its box centre, cx m ahead along
         the entity's heading projected on the road's s direction."""
         s = float(lane.s)
-        road, lid = str(lane.road), int(lane.lane)
         if cx and self._lanes is not None:
-            got = self._centre_tables.get((road, lid))
-            if got is None:  # the lane's table and its road's length, looked up once per lane
-                try:
-                    ln = self._lanes.lane(road, lid, self._lanes.extent(road, lid))
-                    got = (ln, self.network.road_length(road))
-                except Exception:  # noqa: BLE001 - a lane the map does not know: keep the engine's s
-                    got = ()
-                self._centre_tables[(road, lid)] = got
-            if got:
-                try:
-                    h_lane = lane_pose(got[0], s)[3]
-                    s = min(max(s + got[0].dir * cx * math.cos(h - h_lane), 0.0), got[1])
-                except Exception:  # noqa: BLE001
-                    pass
-        return LanePos(road, lid, s, float(lane.t))
+            try:
+                s = self._lanes.along(str(lane.road), int(lane.lane), s, cx, h)
+            except Exception:  # noqa: BLE001 - a lane the map does not know: keep the engine's s
+                pass
+        return make_lanepos(str(lane.road), int(lane.lane), s, float(lane.t))
 
     def _reached(self, ego: ActorState) -> bool:
         """Within GOAL_RADIUS of the goal at any point of this tick's motion and, when the route has a direction,

@@ -16,6 +16,7 @@ from roadtest.sim.xosc.controllers import EXTERNAL_KINDS, ControllerMixin, contr
 from roadtest.sim.xosc.drivers import DriverModel
 from roadtest.sim.xosc.entities import EntityState, build_entity
 from roadtest.sim.xosc import ghost as G
+from roadtest.sim.xosc import lane_follow as LF
 from roadtest.sim.xosc.motion import LaneCache, Motion, Path as TrajPath, advance
 from roadtest.sim.xosc.parser import load_scenario, where
 from roadtest.sim.xosc.positions import PositionSpec, Resolved, parse_position, resolve, wrap
@@ -25,6 +26,16 @@ from roadtest.sim.xosc.trailers import SignalControllers
 __all__ = ["EntityState", "ScenarioEngine", "EXTERNAL_KINDS", "controller_kind"]
 
 _STATIC = ("WorldPosition", "LanePosition", "RoadPosition")
+_new = object.__new__
+
+
+def _snapshot(e: Any) -> Any:
+    """A shallow copy of an entity, as copy.copy makes it, without copy's generic protocol (every entity, every tick)."""
+    if type(e) is not EntityState:
+        return copy.copy(e)
+    c = _new(EntityState)
+    c.__dict__.update(e.__dict__)
+    return c
 
 
 def _snapshot(e: Any) -> Any:
@@ -78,6 +89,7 @@ class ScenarioEngine(ControllerMixin):
                 self.entities[e.trailer].tow = e.name
         self.motions = {n: Motion() for n in self.entities}
         self._lanes = LaneCache(self.network) if self.network is not None else None
+        self._flat = LF.FlatLanes(self._lanes) if self._lanes is not None else None
         self.environment = Environment()
         self.signals: dict[str, str] = {}
         self._tsc = SignalControllers(self.sc.traffic_signal_controllers)
@@ -279,6 +291,7 @@ class ScenarioEngine(ControllerMixin):
             if not ra.done:
                 ra.step(self, self.tick)
         ext = set(external)
+        planned = self._plan_lane_following(ext)
         for n, e in self.entities.items():
             if n in ext and n in self.motions:
                 self._external_at[n] = (e.x, e.y)
@@ -295,6 +308,8 @@ class ScenarioEngine(ControllerMixin):
             drv = self.drivers.get(n)
             if drv is not None:
                 drv.drive(self, time + self.tick)
+            elif n in planned:
+                LF.apply(e, self.motions[n], planned[n], self.tick)
             else:
                 advance(self.network, e, self.motions[n], self.tick, time + self.tick, self._lanes)
             if n in self.lateral_keepers:
@@ -315,6 +330,16 @@ class ScenarioEngine(ControllerMixin):
         self._complete_actions(time)
         if self.stop_trigger is None and self.stories and all(s.state == COMPLETE for s in self.stories):
             self.finished, self.end_reason = True, "all acts complete"
+
+    def _plan_lane_following(self, ext: set[str]) -> dict[str, tuple]:
+        """This tick's plain lane-following steps, vectorised (lane_follow), of the entities the default
+        controller moves; the others are left to `advance`."""
+        if self._flat is None:
+            return {}
+        drivers, motions = self.drivers, self.motions
+        return LF.plan(self._flat, ((n, e, motions[n]) for n, e in self.entities.items()
+                                    if e.active and e.tow is None and n not in ext and n not in drivers and n in motions),
+                       self.tick)
 
     def _start_event(self, ev: Element) -> None:
         siblings = [x for x in ev.parent.children if x is not ev and x.state == RUNNING]
