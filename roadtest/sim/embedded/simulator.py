@@ -21,7 +21,7 @@ from roadtest.sim.api import (
     WorldState,
 )
 from roadtest.sim.embedded.dynamics import BicycleState, params_from_entity, step_bicycle
-from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, lane_pose, make_actor, make_lanepos
+from roadtest.sim.embedded.lanes import LaneTable, actor_from_fields, make_actor, make_lanepos
 from roadtest.sim.embedded.sensors import SENSORS, observe
 from roadtest.sim.embedded.traffic import Obstacle, Traffic
 from roadtest.sim.environment import environment_of
