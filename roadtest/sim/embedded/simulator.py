@@ -142,7 +142,7 @@ class EmbeddedSimulation(Simulation):
         out = []
         for a in self.state.actors:
             if a.role != "background" and a.lane is not None and a.visible:
-                out.append(Obstacle(a.id, a.lane.road, a.lane.lane, a.lane.s, a.speed, a.length))
+                out.append(Obstacle(a.id, a.lane.road, a.lane.lane, a.lane.s, a.speed, a.length, a.kind))
         return out
 
     def _advance(self, control: Control | None) -> tuple[WorldState, Termination | None, str]:

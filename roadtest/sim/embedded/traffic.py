@@ -1,6 +1,7 @@
 """Background traffic: IDM car-following, MOBIL lane changes across permitted marks, lane-graph routing
 through junctions, signals obeyed, yielding at unsignalised junctions (junctions.py) and to pedestrians on
-crosswalks, pedestrians on sidewalks and crosswalks (walkers.py); everything seeded from meta.traffic.
+crosswalks, pedestrians on sidewalks and crosswalks (walkers.py), yielding to the scenario's pedestrians on crosswalks too; everything seeded from
+meta.traffic.
 
 Speeds obey the limit in force (roadtest.limits, as the monitors compute it: the lane's posted limit, signs
 passed, zones, the scene's fog and night caps): a driver's desired speed is a share of it drawn once, 0.85 to
@@ -56,6 +57,7 @@ class Obstacle:
     s: float
     speed: float  # m/s along its lane's driving direction
     length: float
+    kind: str = ""  # road-user kind ("pedestrian": background vehicles yield to it on a crosswalk)
     veh: ClassVar[None] = None  # not a background vehicle (as an entry of the lane index)
 
 
@@ -370,6 +372,7 @@ class Traffic:
                     stops[v.id] = g
         self.junctions.stops(idx, others, stops)
         self.crowd.vehicle_stops(self.vehicles, stops)
+        self.crowd.scenario_pedestrian_stops(self.vehicles, others, stops)
         p = self.p
         pa, pdelta, s0, T, inv2sqrt = p.a, p.delta, p.s0, p.T, 1.0 / (2.0 * math.sqrt(p.a * p.b))
         for v in self.vehicles:
