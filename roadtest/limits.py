@@ -15,7 +15,8 @@ from typing import Any, Mapping, Sequence
 
 from roadtest.units import canonical_unit, speed_si, to_si
 
-__all__ = ["Limit", "SceneLimits", "scene_limits", "param_si", "rule_cap", "sign_limit", "is_night", "travel_direction", "ZONE_RULES"]
+__all__ = ["Limit", "SceneLimits", "scene_limits", "param_si", "rule_cap", "sign_limit", "is_night", "travel_direction",
+           "vehicle_limit", "ZONE_RULES"]
 
 
 def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
@@ -183,6 +184,16 @@ def scene_limits(meta: Mapping[str, Any]) -> SceneLimits:
     _CACHE.insert(0, (meta, sl))
     del _CACHE[8:]
     return sl
+
+
+def vehicle_limit(limits: SceneLimits | None, map_limit: float | None, road: str | None, s: float, direction: int,
+                  environment: Any) -> float | None:
+    """The limit in force (m/s) for a vehicle other than the ego (background traffic, reacting actors): the map's
+    lane limit at (road, s) lowered by the scene's limit in force there (posted limit, nearest sign behind, zones,
+    rule caps); None when neither knows one."""
+    here = limits.in_force(road, s, direction, environment if environment is not None else {}).value \
+        if limits is not None else None
+    return lowest((map_limit, here))
 
 
 def travel_direction(lane: int, driving_side: str = "right") -> int:

@@ -24,6 +24,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
+from roadtest.limits import vehicle_limit
 from roadtest.sim.api import ActorState
 from roadtest.sim.embedded.car_following import IDM, idm_accel, mobil
 from roadtest.sim.embedded.junctions import JunctionRules
@@ -225,12 +226,9 @@ class Traffic:
     def _limit_at(self, road: str, lane: int, s: float, d: int) -> float:
         """The limit in force (m/s) for a vehicle at (road, lane, s) driving direction d: the map's lane limit (or
         the scene's road limit) lowered by roadtest.limits' signs, zones and rule caps."""
-        limit = self.net.speed_limit(road, lane, s) or self.default_speed
-        if self.limits is not None:
-            here = self.limits.in_force(str(road), s, d, self.environment if self.environment is not None else {})
-            if here.value is not None and here.value < limit:
-                limit = here.value
-        return limit
+        limit = vehicle_limit(self.limits, self.net.speed_limit(road, lane, s) or self.default_speed, str(road), s, d,
+                              self.environment)
+        return self.default_speed if limit is None else limit
 
     def _update_v0(self, v: TrafficVehicle) -> None:
         key = v.limit_key
