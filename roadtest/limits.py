@@ -129,12 +129,13 @@ class SceneLimits:
         return best[1] if best else None
 
     def posted(self, road: str | None, s: float, direction: int = 1, *,
-               passed: float | None | bool = False) -> tuple[float | None, str]:
-        """(posted limit, its source): the lowest of road limit, last sign passed and zone limit. `passed`, when
-        given (a value or None), is the sign limit the caller latched itself instead of the nearest sign behind."""
+               passed: float | None | bool = False, zones: bool = True) -> tuple[float | None, str]:
+        """(posted limit, its source): the lowest of road limit, last sign passed and zone limit (`zones` False:
+        without it). `passed`, when given (a value or None), is the sign limit the caller latched itself instead
+        of the nearest sign behind."""
         sign = self.last_sign(road, s, direction) if passed is False else passed
         best: tuple[float | None, str] = (None, "")
-        for v, src in ((self.road_limit, "road"), (sign, "sign"), (self.zone_limit(road, s), "zone")):
+        for v, src in ((self.road_limit, "road"), (sign, "sign"), (self.zone_limit(road, s) if zones else None, "zone")):
             if v is not None and (best[0] is None or v < best[0]):
                 best = (v, src)
         return best
