@@ -15,7 +15,8 @@ from typing import Any, Mapping, Sequence
 
 from roadtest.units import canonical_unit, speed_si, to_si
 
-__all__ = ["Limit", "SceneLimits", "scene_limits", "param_si", "rule_cap", "sign_limit", "is_night", "travel_direction", "ZONE_RULES"]
+__all__ = ["Limit", "SceneLimits", "scene_limits", "param_si", "rule_cap", "sign_limit", "is_night", "travel_direction",
+           "vehicle_limit", "ZONE_RULES"]
 
 
 def param_si(params: Mapping[str, Any], key: str, default: float | None = None) -> float | None:
@@ -128,12 +129,13 @@ class SceneLimits:
         return best[1] if best else None
 
     def posted(self, road: str | None, s: float, direction: int = 1, *,
-               passed: float | None | bool = False) -> tuple[float | None, str]:
-        """(posted limit, its source): the lowest of road limit, last sign passed and zone limit. `passed`, when
-        given (a value or None), is the sign limit the caller latched itself instead of the nearest sign behind."""
+               passed: float | None | bool = False, zones: bool = True) -> tuple[float | None, str]:
+        """(posted limit, its source): the lowest of road limit, last sign passed and zone limit (`zones` False:
+        without it). `passed`, when given (a value or None), is the sign limit the caller latched itself instead
+        of the nearest sign behind."""
         sign = self.last_sign(road, s, direction) if passed is False else passed
         best: tuple[float | None, str] = (None, "")
-        for v, src in ((self.road_limit, "road"), (sign, "sign"), (self.zone_limit(road, s), "zone")):
+        for v, src in ((self.road_limit, "road"), (sign, "sign"), (self.zone_limit(road, s) if zones else None, "zone")):
             if v is not None and (best[0] is None or v < best[0]):
                 best = (v, src)
         return best
@@ -183,6 +185,16 @@ def scene_limits(meta: Mapping[str, Any]) -> SceneLimits:
     _CACHE.insert(0, (meta, sl))
     del _CACHE[8:]
     return sl
+
+
+def vehicle_limit(limits: SceneLimits | None, map_limit: float | None, road: str | None, s: float, direction: int,
+                  environment: Any) -> float | None:
+    """The limit in force (m/s) for a vehicle other than the ego (background traffic, reacting actors): the map's
+    lane limit at (road, s) lowered by the scene's limit in force there (posted limit, nearest sign behind, zones,
+    rule caps); None when neither knows one."""
+    here = limits.in_force(road, s, direction, environment if environment is not None else {}).value \
+        if limits is not None else None
+    return lowest((map_limit, here))
 
 
 def travel_direction(lane: int, driving_side: str = "right") -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from roadtest.dsl.compose import compose_scenario, fit_emergency_scene, render_yaml
+from roadtest.dsl.compose import compose_scenario, fit_emergency_scene, fit_reacting_speeds, render_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BIG3 = ["CN", "DE", "US"]
@@ -115,7 +115,10 @@ PLAN: dict[str, list[tuple[list[str], list[str], dict[str, list[Any]], dict[str,
         # L1's pedestrian crossing away from any crosswalk
         (["no_collision_vru", "speed_limit"], BIG3, {}, _merge(_posted(30), {"road": {"crosswalks": []}, "actors": _PED_OFF_CROSSWALK})),
         (["no_stopping", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["no_stopping"], _posted(30, *_L1_TWEAKS["no_stopping"]["road"]["signs"]))),
-        (["merge_give_way", "speed_limit"], BIG3, {}, _merge(_L1_TWEAKS["merge_give_way"], _posted(60))),
+        # a road long enough for the expert ignoring the limit to pass the main-lane car (itself under the limit) after
+        # the merge: the pass takes overtake.NEEDED_ROAD of route after WAIT s behind it
+        (["merge_give_way", "speed_limit"], BIG3, {}, _merge(_merge(_L1_TWEAKS["merge_give_way"], _posted(60)),
+                                                             {"road": {"length": 450}})),
         # right-hand traffic (priority from the right), L1's timing at L1's 50 km/h
         (["right_of_way_unsignalised", "speed_limit"], BIG3, {}, _merge(_L1_BY_SIDE["right_of_way_unsignalised"][0][1], _posted(50))),
         (["solid_line_exception", "speed_limit"], BIG3, {}, _L1_TWEAKS["solid_line_exception"]),
@@ -187,6 +190,7 @@ def build() -> dict[str, int]:
                 for actor in sc["actors"]:  # an ambulance that waits behind an ego that does not make room
                     actor["reacts"] = actor["kind"] == "emergency" or None
             fit_emergency_scene(sc)  # its timings depend on the road's length
+            fit_reacting_speeds(sc)  # a tweak may set a reacting actor above the posted limit
             # a second scene of the same rules (another driving side) is named for its countries
             again = any(it[0] == rules for it in items[:k])
             suffix = "_" + "_".join(c.lower() for c in countries) if again else ""

@@ -17,7 +17,8 @@ from roadtest.rules.catalogue_model import CONTEXT_FACTS, Rule, get_rule, load_c
 from roadtest.errors import UserError
 from roadtest.dsl.model import driving_side
 
-__all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml", "fit_emergency_scene"]
+__all__ = ["Composition", "merge_contexts", "compose_scenario", "compose_command", "render_yaml", "fit_emergency_scene",
+           "fit_reacting_speeds"]
 
 DEFAULT_FACTS = {"road": "urban", "junction": "none", "center_marking": "dashed", "lane_change": "permitted",
                  "visibility": "normal", "light": "day", "zone": "none", "traffic": "two_way"}
@@ -178,6 +179,7 @@ def compose_scenario(rule_ids: Sequence[str], country: str = "CN", catalogue: di
     if not actors:
         del scenario["actors"]
     fit_emergency_scene(scenario)
+    fit_reacting_speeds(scenario)
     return scenario
 
 
@@ -262,6 +264,31 @@ def fit_emergency_scene(scenario: dict[str, Any]) -> None:
     route = scenario["ego"]["route"]
     if "distance" in route:
         route["distance"] = min(route["distance"], int(amb_stop - EV_GAP - ego_s))
+
+
+def fit_reacting_speeds(scenario: dict[str, Any]) -> None:
+    """Retime a reacting actor (`reacts: true`) set faster than the road's posted limit: it drives under the limit in
+    force (an emergency vehicle on call excepted), so it is set at the limit, and its start on the ego's road is
+    moved so that it passes the ego's start at the same time as before, s' = s_ego + (s - s_ego) v'/v: the time gap
+    to the ego at t = 0, the measure merging and give-way rules judge, is kept. Behaviour speeds above the limit
+    are lowered to it. Call it again after changing the road's limit or the actor."""
+    limit = (scenario.get("road") or {}).get("speed_limit")
+    ego_s = (scenario.get("ego") or {}).get("s")
+    for a in scenario.get("actors") or []:
+        if not a.get("reacts") or not limit or (a.get("kind") == "emergency" and a.get("siren")):
+            continue
+        for b in a.get("behaviours") or []:
+            if (b.get("speed") or 0) > limit and b.get("action") != "cross_road":
+                b["speed"] = limit
+        v = a.get("speed") or 0
+        if v <= limit:
+            continue
+        place = a.get("place") or {}
+        if ego_s is not None and "s" in place and not place.get("arm"):
+            place["s"] = round(ego_s + (place["s"] - ego_s) * limit / v, 1)
+        elif place.get("distance") is not None and not place.get("arm"):
+            place["distance"] = round(place["distance"] * limit / v, 1)
+        a["speed"] = limit
 
 
 def render_yaml(scenario: dict[str, Any], note: str = "") -> str:

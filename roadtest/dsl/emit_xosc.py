@@ -202,7 +202,9 @@ def _events(actor, spot: Spot, layout: Layout, n_fwd: int, ego_lane: int | None)
 def _reacting(actor) -> xosc.Controller:
     """An ACCController (esmini's, which roadtest's engine drives) cruising at the actor's speed: it waits behind
     a slower ego instead of driving through it, (roadtest's crossingPath) brakes for one that crosses its path
-    in a junction, and (roadtest's obeySignals) stops at its red light."""
+    in a junction, (roadtest's obeySignals) stops at its red light and (roadtest's obeyLimits) keeps under the
+    limit in force where it is; an emergency vehicle on call (siren on) is exempt from limits, as every
+    catalogue country exempts it."""
     speed = next((b.speed for b in actor.behaviours if getattr(b, "speed", None) is not None and b.action != "cross_road"),
                  None)
     props = xosc.Properties()
@@ -212,6 +214,7 @@ def _reacting(actor) -> xosc.Controller:
     props.add_property("mode", "override")
     props.add_property("crossingPath", "true")
     props.add_property("obeySignals", "true")
+    props.add_property("obeyLimits", "false" if actor.kind == "emergency" and actor.siren_on else "true")
     return xosc.Controller(f"{actor.id}_reacts", props)
 
 

@@ -106,6 +106,16 @@ def _decision_ticks(trace, meta: Mapping[str, Any], catalogue, sign_ticks: Mappi
     return [(i, why) for i, why in kept], series, index
 
 
+def _posted_at(state, meta: Mapping[str, Any], side: str) -> float | None:
+    """The posted limit (m/s) at the ego in this state, as the speed_limit monitor reads it (roadtest.limits)."""
+    from roadtest.limits import scene_limits, travel_direction
+
+    lp = state.ego.lane if state.ego is not None else None
+    if lp is None:
+        return scene_limits(meta).road_limit
+    return scene_limits(meta).posted(str(lp.road), lp.s, travel_direction(lp.lane, side))[0]
+
+
 def _in_force_at(i: int, trace, series: Mapping[str, list[bool]], index: Sequence[int]) -> list[str]:
     t0 = trace.states[i].time
     out = []
@@ -213,7 +223,7 @@ def build_exam(target: Path, out: Path, seeds: int = 1, seed: int = 0, tick: flo
                     rules = [r for r in meta.get("rules") or [] if r["id"] in ids]
                     if not rules:
                         continue
-                    limit = (meta.get("scene") or {}).get("speed_limit")
+                    limit = _posted_at(state, meta, side)
                     qid = f"{variant}__s{s}__f{state.frame}__action"
                     q = action_question(qid, rules, meta.get("governing"), conflicts, country, side,
                                         {"limit": limit}, meta.get("level"), src)

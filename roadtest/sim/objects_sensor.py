@@ -17,7 +17,9 @@ Returned dict:
   route_stops [{distance, duration}]: stops the task asks for (meta.route.stops; distance to where the ego's centre stands),
   lane {road, lane, width, speed_limit, left {lane, mark, color, crossing_allowed}, right {...},
         centerline [[x, y], ...] ahead in the ego frame},
-  speed_limit (m/s in force at the ego, None when unknown), base_speed_limit (the same before zones), speed_limits_ahead [[distance, m/s], ...],
+  speed_limit (m/s posted at the ego: road, last sign passed, zone, the lowest; None when unknown), base_speed_limit
+  (the same before zones), limit_in_force {value (m/s), source}: roadtest.limits' limit in force (the posted limit
+  lowered by the scene's rule caps: fog, night, school and work zones), speed_limits_ahead [[distance, m/s], ...],
   passed_speed_sign {distance, speed_limit (None for an end-of-limit sign)} or None: the last speed sign behind,
   driving_side, rules (meta.rules as given), governing (meta.governing).
 A light's state is WorldState.signals[signal_id], else signals[id]. Without meta.scene (a foreign
@@ -430,7 +432,7 @@ def objects_view(state: WorldState, network: RoadNetworkAPI | None, meta: Mappin
             view["junctions"].append({"id": jid, "distance_start": a, "distance_end": b, "inside": a <= 0.0 <= b})
     if not scene and network is not None and match is not None:
         _map_signals(view, state, network, match)
-    _limits(view, scene)
+    _limits(view, meta, match)
     return view
 
 
@@ -453,19 +455,24 @@ def _map_signals(view: dict[str, Any], state: WorldState, network: RoadNetworkAP
                                   "distance": dist, "speed_limit": limit})
 
 
-def _limits(view: dict[str, Any], scene: Mapping[str, Any]) -> None:
-    """Fill speed_limit (in force now) and speed_limits_ahead from scene default, map, signs and zones."""
-    base = scene.get("speed_limit")
-    lane = view.get("lane") or {}
+def _limits(view: dict[str, Any], meta: Mapping[str, Any], match: Any) -> None:
+    """Fill speed_limit, base_speed_limit, limit_in_force and speed_limits_ahead: roadtest.limits at the ego's
+    place, the speed sign latched being the last one passed along the route; the map's lane limit where the
+    scene states none (a foreign .xosc)."""
+    from roadtest.limits import scene_limits, travel_direction
+
+    limits = scene_limits(meta)
     passed = view.get("passed_speed_sign")
-    if passed is not None and passed["speed_limit"] is not None:
-        base = passed["speed_limit"]
-    elif base is None:
-        base = lane.get("speed_limit")
-    limits = [float(base)] if base is not None else []
-    view["base_speed_limit"] = limits[0] if limits else None  # before zones: what a zone's own limit lowers
-    limits += [float(z["speed_limit"]) for z in view["zones"] if z["inside"] and z.get("speed_limit")]
-    view["speed_limit"] = min(limits) if limits else None
+    sign = passed["speed_limit"] if passed is not None else None
+    if sign is None and limits.road_limit is None:
+        sign = (view.get("lane") or {}).get("speed_limit")  # a foreign .xosc: the map's lane limit stands in
+    road = None if match is None else str(match.road)
+    s = 0.0 if match is None else float(match.s)
+    direction = travel_direction(match.lane, view["driving_side"]) if match is not None and match.lane else 1
+    view["base_speed_limit"] = limits.posted(road, s, direction, passed=sign, zones=False)[0]  # what a zone lowers
+    view["speed_limit"] = limits.posted(road, s, direction, passed=sign)[0]  # the posted part: speed_limit judges it
+    here = limits.in_force(road, s, direction, view["environment"], passed=sign)
+    view["limit_in_force"] = {"value": here.value, "source": here.source}
     ahead = [[sg["distance"], sg["speed_limit"]] for sg in view["signs"] if sg["speed_limit"] is not None and sg["distance"] > 0.0]
     ahead += [[z["distance_start"], float(z["speed_limit"])] for z in view["zones"] if not z["inside"] and z.get("speed_limit") and z["distance_start"] > 0.0]
     view["speed_limits_ahead"] = sorted(ahead)

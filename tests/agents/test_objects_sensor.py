@@ -179,3 +179,18 @@ def test_route_junctions_of_the_roundabout_scene(repo_root, tmp_path):
     assert j["distance_end"] > j["distance_start"] + 20.0 and not j["inside"]
     straight = objects_view(_state(), FakeStraightNetwork(), straight_meta(), "hero")
     assert straight["junctions"] == []
+
+
+def test_the_view_carries_the_limit_in_force_as_the_monitors_compute_it():
+    """Road 60 km/h, a 40 km/h sign passed at s = 30, a 90 km/h sign (above the road's limit) passed at s = 40, dense
+    fog (visual range 40 m) with CN's fog_speed_limit (30 km/h below 50 m): posted min(60, 90) = 60 km/h (the lowest
+    of road and last sign, as the speed_limit monitor reads it), in force 30 km/h set by the fog rule."""
+    fog = [{"id": "fog_speed_limit", "params": {"fog_speed": 30 / 3.6, "visibility_threshold": 50.0}}]
+    signs = [{"id": "speed_limit", "road": "1", "s": 30.0, "value": 40, "unit": "km/h"},
+             {"id": "speed_limit", "road": "1", "s": 40.0, "value": 90, "unit": "km/h"}]
+    meta = straight_meta(speed_limit=60 / 3.6, signs=signs, rules=fog)
+    view = objects_view(_state(env=Environment(fog_visual_range=40.0)), FakeStraightNetwork(), meta, "hero")
+    assert view["speed_limit"] == pytest.approx(60 / 3.6) and view["base_speed_limit"] == pytest.approx(60 / 3.6)
+    assert view["limit_in_force"] == {"value": pytest.approx(30 / 3.6), "source": "fog_speed_limit"}
+    clear = objects_view(_state(env=Environment(fog_visual_range=1e5)), FakeStraightNetwork(), meta, "hero")
+    assert clear["limit_in_force"] == {"value": pytest.approx(60 / 3.6), "source": "road"}

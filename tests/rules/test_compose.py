@@ -73,3 +73,25 @@ def test_cli_incompatible_exits_2(tmp_path, capsys):
     assert main(["compose", "stop_sign", "red_light", "-o", str(tmp_path / "x.yaml")]) == 2
     assert "mutually exclusive" in capsys.readouterr().err
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_a_reacting_actor_above_the_posted_limit_is_retimed_to_it():
+    """L1 merge_give_way's main-lane car (70 km/h, s = 82, the ego at s = 110) on a road posted 60: set at 60 and
+    started at 110 + (82 - 110) x 60/70 = 86, so it passes the ego's start 28/70 h = 1.44 s in, as before; a
+    relative placement's distance scales alike (35 x 60/70 = 30); an ambulance on call keeps its 80."""
+    from roadtest.dsl.compose import fit_reacting_speeds
+
+    sc = {"road": {"speed_limit": 60}, "ego": {"s": 110},
+          "actors": [{"id": "car", "kind": "vehicle", "place": {"lane": 2, "s": 82}, "speed": 70, "reacts": True,
+                      "behaviours": [{"action": "change_speed", "speed": 75}]},
+                     {"id": "behind", "kind": "vehicle", "place": {"behind": "ego", "distance": 35}, "speed": 70,
+                      "reacts": True},
+                     {"id": "amb", "kind": "emergency", "siren": True, "place": {"lane": 1, "s": 20}, "speed": 80,
+                      "reacts": True},
+                     {"id": "story", "kind": "vehicle", "place": {"lane": 1, "s": 20}, "speed": 80}]}
+    fit_reacting_speeds(sc)
+    car, behind, amb, story = sc["actors"]
+    assert (car["speed"], car["place"]["s"], car["behaviours"][0]["speed"]) == (60, 86.0, 60)
+    assert (behind["speed"], behind["place"]["distance"]) == (60, 30.0)
+    assert (amb["speed"], amb["place"]["s"]) == (80, 20)
+    assert (story["speed"], story["place"]["s"]) == (80, 20)  # not reacting: a storyboard actor the scene drives

@@ -81,6 +81,7 @@ class EmbeddedSimulation(Simulation):
         self.engine = engine
         if getattr(engine, "sc", None) is not None:  # an injected test engine may have no parsed scenario
             engine.environment = environment_of(engine.sc.root, self.meta)  # its Init re-applies the file's part
+            engine.limit_in_force = self._entity_limit  # reacting actors (obeyLimits) drive under roadtest.limits
         self.engine.init()
         if hasattr(self.engine, "begin"):  # an injected test engine may have none
             self.engine.begin(float(getattr(self.engine, "start_time", 0.0)))
@@ -128,6 +129,20 @@ class EmbeddedSimulation(Simulation):
         if settings.record:
             self.trace.states.append(self.state)
 
+    def _entity_limit(self, e: Any) -> float | None:
+        """The limit in force (roadtest.limits) at a storyboard entity, as background traffic reads it there."""
+        lp, net = e.lane, self.engine.network
+        if lp is None or net is None or not lp.lane:
+            return None
+        from roadtest.limits import scene_limits, vehicle_limit
+
+        try:
+            map_limit, direction = net.speed_limit(lp.road, lp.lane, lp.s), net.lane_direction(lp.road, lp.lane)
+        except (KeyError, ValueError, IndexError):
+            return None
+        return vehicle_limit(scene_limits(self.meta) if self.meta else None, map_limit, str(lp.road), lp.s, direction,
+                             self.engine.environment)
+
     def _find_ego(self) -> str | None:
         want = (self.meta.get("ego") or {}).get("entity")
         if want and want in self.engine.entities:
@@ -142,7 +157,7 @@ class EmbeddedSimulation(Simulation):
         out = []
         for a in self.state.actors:
             if a.role != "background" and a.lane is not None and a.visible:
-                out.append(Obstacle(a.id, a.lane.road, a.lane.lane, a.lane.s, a.speed, a.length))
+                out.append(Obstacle(a.id, a.lane.road, a.lane.lane, a.lane.s, a.speed, a.length, a.kind))
         return out
 
     def _advance(self, control: Control | None) -> tuple[WorldState, Termination | None, str]:

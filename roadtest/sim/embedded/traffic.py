@@ -1,6 +1,7 @@
 """Background traffic: IDM car-following, MOBIL lane changes across permitted marks, lane-graph routing
 through junctions, signals obeyed, yielding at unsignalised junctions (junctions.py) and to pedestrians on
-crosswalks, pedestrians on sidewalks and crosswalks (walkers.py); everything seeded from meta.traffic.
+crosswalks, pedestrians on sidewalks and crosswalks (walkers.py), yielding to the scenario's pedestrians on crosswalks too; everything seeded from
+meta.traffic.
 
 Speeds obey the limit in force (roadtest.limits, as the monitors compute it: the lane's posted limit, signs
 passed, zones, the scene's fog and night caps): a driver's desired speed is a share of it drawn once, 0.85 to
@@ -23,6 +24,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
+from roadtest.limits import vehicle_limit
 from roadtest.sim.api import ActorState
 from roadtest.sim.embedded.car_following import IDM, idm_accel, mobil
 from roadtest.sim.embedded.junctions import JunctionRules
@@ -56,6 +58,7 @@ class Obstacle:
     s: float
     speed: float  # m/s along its lane's driving direction
     length: float
+    kind: str = ""  # road-user kind ("pedestrian": background vehicles yield to it on a crosswalk)
     veh: ClassVar[None] = None  # not a background vehicle (as an entry of the lane index)
 
 
@@ -223,12 +226,9 @@ class Traffic:
     def _limit_at(self, road: str, lane: int, s: float, d: int) -> float:
         """The limit in force (m/s) for a vehicle at (road, lane, s) driving direction d: the map's lane limit (or
         the scene's road limit) lowered by roadtest.limits' signs, zones and rule caps."""
-        limit = self.net.speed_limit(road, lane, s) or self.default_speed
-        if self.limits is not None:
-            here = self.limits.in_force(str(road), s, d, self.environment if self.environment is not None else {})
-            if here.value is not None and here.value < limit:
-                limit = here.value
-        return limit
+        limit = vehicle_limit(self.limits, self.net.speed_limit(road, lane, s) or self.default_speed, str(road), s, d,
+                              self.environment)
+        return self.default_speed if limit is None else limit
 
     def _update_v0(self, v: TrafficVehicle) -> None:
         key = v.limit_key
@@ -370,6 +370,7 @@ class Traffic:
                     stops[v.id] = g
         self.junctions.stops(idx, others, stops)
         self.crowd.vehicle_stops(self.vehicles, stops)
+        self.crowd.scenario_pedestrian_stops(self.vehicles, others, stops)
         p = self.p
         pa, pdelta, s0, T, inv2sqrt = p.a, p.delta, p.s0, p.T, 1.0 / (2.0 * math.sqrt(p.a * p.b))
         for v in self.vehicles:

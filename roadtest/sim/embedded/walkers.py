@@ -14,6 +14,7 @@ __all__ = ["CROSSING_SHARE", "GAP_TIME", "Walker", "WalkerCrowd"]
 CROSSING_SHARE = 0.3  # of walkers that cross the road at crosswalks they pass
 GAP_TIME = 4.0  # s: a walker starts across when no vehicle would reach the crosswalk sooner
 STOP_LOOKAHEAD = 60.0  # m before a crosswalk in use where background vehicles stop for it
+CROSSWALK_MARGIN = 0.5  # m beyond a crosswalk's painted extent where a scenario pedestrian still counts as on it
 REARM = 10.0  # m from a crosswalk just crossed before the walker may cross it again
 
 
@@ -158,6 +159,23 @@ class WalkerCrowd:
                 if 0.0 < ahead - 0.5 * v.length < STOP_LOOKAHEAD:
                     gap = max(0.1, ahead - half - 0.5 * v.length - 1.0)
                     if crossing or gap > v.speed ** 2 / (2.0 * b):
+                        stops[v.id] = min(stops.get(v.id, math.inf), gap)
+
+    def scenario_pedestrian_stops(self, vehicles, others, stops: dict[str, float]) -> None:
+        """Stop gaps before crosswalks a scenario pedestrian is on (on a driving lane within the crosswalk's extent
+        along the road, CROSSWALK_MARGIN either side): background vehicles yield to it as to a walker crossing.
+        One waiting at the kerb holds no one: the storyboard, not traffic, knows whether it will cross."""
+        for o in others:
+            if o.kind != "pedestrian" or self.net.lane_type(o.road, o.lane, o.s) != "driving":
+                continue
+            for cw in self.crosswalks(o.road):
+                half = self._half_length(cw)
+                if abs(o.s - cw.s) > half + CROSSWALK_MARGIN:
+                    continue
+                for v in vehicles:
+                    ahead = (cw.s - v.s) * v.dir
+                    if v.road == o.road and 0.0 < ahead - 0.5 * v.length < STOP_LOOKAHEAD:
+                        gap = max(0.1, ahead - half - 0.5 * v.length - 1.0)
                         stops[v.id] = min(stops.get(v.id, math.inf), gap)
 
     # ---- integrate -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import copy
 import math
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from roadtest.errors import Problem, ScenarioError, UnsupportedError
 from roadtest.sim.api import Environment, Event
@@ -91,6 +91,9 @@ class ScenarioEngine(ControllerMixin):
         self._lanes = LaneCache(self.network) if self.network is not None else None
         self._flat = LF.FlatLanes(self._lanes) if self._lanes is not None else None
         self.environment = Environment()
+        # entity -> the speed limit in force at it (m/s, None: none known); the backend that knows the scene's rules
+        # (roadtest.limits from meta.json) sets it; drivers with obeyLimits read it
+        self.limit_in_force: Callable[[EntityState], float | None] | None = None
         self.signals: dict[str, str] = {}
         self._tsc = SignalControllers(self.sc.traffic_signal_controllers)
         self._pos_cache: dict[int, Resolved] = {}

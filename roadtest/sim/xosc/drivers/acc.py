@@ -11,6 +11,9 @@ car with priority brakes for a car that crosses in front of it in a junction, wh
 roadtest's own property obeySignals (true|false, default false; esmini ignores it): a red light ahead on its lane
 (a dynamic OpenDRIVE signal valid for the lane) counts as a standing lead 1 m past its stop line, unless it is too
 close to stop within STOP_HARD; a yellow one likewise when it can stop within STOP_COMFORT.
+roadtest's own property obeyLimits (true|false, default false; esmini ignores it): the set speed is at most the
+speed limit in force where the entity is, as the backend gives it (engine.limit_in_force: roadtest.limits on the
+built-in simulator), read again every tick, so the entity slows for a lower limit sign it passes or fog.
 """
 
 from __future__ import annotations
@@ -239,6 +242,7 @@ class ACC(DriverModel):
         self.virtual = p.get("virtual", "false") == "true"
         self.crossing = p.get("crossingPath", "false") == "true"
         self.obey_signals = p.get("obeySignals", "false") == "true"
+        self.obey_limits = p.get("obeyLimits", "false") == "true"
         speed = engine.entities[name].speed
         self.current = speed
         given = p.get("setSpeed") not in (None, "")
@@ -283,9 +287,18 @@ class ACC(DriverModel):
                 return x_loc
         return None
 
+    def _lawful_set_speed(self, engine: ScenarioEngine, e: Any) -> float:
+        """The set speed, lowered to the limit in force at the entity when it obeys limits (obeyLimits)."""
+        if self.obey_limits and engine.limit_in_force is not None:
+            limit = engine.limit_in_force(e)
+            if limit is not None and limit < self.set_speed:
+                return limit
+        return self.set_speed
+
     def _command(self, engine: ScenarioEngine, e: Any) -> float:
         """The speed for the next tick from the lead (if any) and the set speed."""
         dt, cur = engine.tick, self.current
+        set_speed = self._lawful_set_speed(engine, e)
         lookahead = max(50.0, 2 * self.MIN_DIST + cur * cur / max(e.max_decel, 1e-9))
         min_gap, lead = LARGE, None
         here = predicted(engine, self.name, self.name)
@@ -328,16 +341,16 @@ class ACC(DriverModel):
             else:
                 follow = self.MIN_DIST + self.time_gap * abs(max(cur, lead_speed))
                 factor = min(1.0, (min_gap - follow) / follow)
-                dv_min = cur - min(self.set_speed, lead_speed)
-                dv_set = cur - self.set_speed
+                dv_min = cur - min(set_speed, lead_speed)
+                dv_set = cur - set_speed
                 acc = 2.5 * factor - factor * dv_set - (1 - factor) * dv_min
                 acc = min(max(acc, -e.max_decel), e.max_accel)
-                cur = min(max(0.0, cur + acc * dt), self.set_speed)
+                cur = min(max(0.0, cur + acc * dt), set_speed)
         else:
-            acc = (self.set_speed - cur) * self.ACCEL_FACTOR * e.max_accel
+            acc = (set_speed - cur) * self.ACCEL_FACTOR * e.max_accel
             acc = min(max(acc, -e.max_decel), self.ACCEL_FACTOR * e.max_accel)
             nxt = cur + acc * dt
-            cur = self.set_speed if abs(nxt - self.set_speed) > abs(cur - self.set_speed) else nxt
+            cur = set_speed if abs(nxt - set_speed) > abs(cur - set_speed) else nxt
         self.current = cur
         return cur
 
