@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import time
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -31,14 +32,20 @@ def _result_path(job: Job) -> Path:
     return Path(job.out) / "runs" / job.run_id / ".result.json"
 
 
-def _serve(conn) -> None:
+def _serve(conn, environ: dict[str, str]) -> None:
     """Worker entry point: run each job the parent sends and leave its record beside the run, then say so.
+
+    ENVIRON is the parent's environment when it started the worker: a forkserver's children inherit the
+    forkserver's, which is the parent's of an earlier moment (settings such as $ROADTEST_RULES set since then
+    would be lost).
 
     The record goes to OUT/runs/<run id>/.result.json before the parent hears of it, so a parent that dies
     in between leaves it for --resume. Ctrl-C reaches the whole process group; the parent answers it (it says
     how to resume), so a worker stops quietly, as a SystemExit, rather than print a traceback."""
     from roadtest.runner.episode import execute_run, write_json_atomic
 
+    os.environ.clear()
+    os.environ.update(environ)
     try:
         while True:
             try:
@@ -91,7 +98,7 @@ class _Worker:
 
     def __init__(self, ctx, index: int):
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_serve, args=(child,), name=f"roadtest-worker-{index}", daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, dict(os.environ)), name=f"roadtest-worker-{index}", daemon=True)
         self.proc.start()
         child.close()
         self.job: Job | None = None

@@ -76,3 +76,16 @@ def test_a_run_gives_the_same_trace_and_score_after_other_runs_in_its_worker(tmp
     score = lambda out: json.loads((out / "runs" / rid / "score.json").read_text())  # noqa: E731
     assert score(tmp_path / "after") == score(tmp_path / "alone")
 
+
+
+def test_a_worker_started_later_sees_the_environment_of_its_start_not_the_forkservers(tmp_path, monkeypatch):
+    """The forkserver is started by the first pool of the process; a setting made after it must still reach the
+    workers a later pool starts (here the dying agent's marker folder, read from the environment)."""
+    monkeypatch.setenv("ROADTEST_TEST_DIE_DIR", str(tmp_path / "first"))
+    (tmp_path / "first").mkdir()
+    _run(STRAIGHT, tmp_path / "out1", f"{HERE / 'dying_agents.py'}:DiesInSecondRunAgent", workers=1, seeds=1)
+    later = tmp_path / "later"
+    later.mkdir()
+    monkeypatch.setenv("ROADTEST_TEST_DIE_DIR", str(later))
+    _run(STRAIGHT, tmp_path / "out2", f"{HERE / 'dying_agents.py'}:DiesInSecondRunAgent", workers=1, seeds=1)
+    assert [p.name for p in later.glob("runs-*")], "the second pool's worker wrote its marker where it was told"
