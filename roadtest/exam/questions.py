@@ -127,7 +127,7 @@ def action_question(qid: str, rules: Sequence[Mapping[str, Any]], governing: str
     phrases = action_phrases()
     missing = [r["id"] for r in rules if r["id"] not in phrases]
     if missing:
-        raise UserError(f"exam: no action phrases for rule(s) {', '.join(missing)} ; give their catalogue records exam: {comply, violate}")
+        raise UserError(f"exam: no action phrases for rule(s) {', '.join(missing)} ; give their catalogue records exam: {{comply, violate}}")
     ordered = sorted(rules, key=lambda r: (r.get("priority") if r.get("priority") is not None else 99, r["id"]))
     excused = excused_rules(ordered, governing, conflicts)
     kept = [r for r in ordered if r["id"] not in excused]

@@ -114,3 +114,11 @@ def test_an_unknown_sign_is_a_users_error():
 
     with pytest.raises(UserError, match="not in the sign catalogue"):
         sign_question("s", "nope", None, "DE", SIGNS)
+
+
+def test_a_rule_without_action_phrases_is_a_user_error_naming_it_and_the_missing_field():
+    from roadtest.errors import UserError
+
+    with pytest.raises(UserError) as e:
+        action_question("q", [{"id": "no_such_rule", "params": {}, "priority": 1}], None, {}, "DE", "right", {}, "L1", {})
+    assert "no_such_rule" in str(e.value) and "exam: {comply, violate}" in str(e.value)
