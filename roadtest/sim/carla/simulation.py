@@ -19,6 +19,7 @@ from roadtest.sim.api import Control, Event, LanePos, SimSettings, Simulation, T
 from roadtest.sim.carla import roadtest_ego_control as ego_control
 from roadtest.sim.carla.sensors import SPAWNED, SensorRig, forward_speed
 from roadtest.sim.carla.state import actor_kind, actor_state, box_centre, light_state
+from roadtest.sim.carla.traffic import LIMIT_PERIOD, apply_desired_speeds, traffic_desired_speeds
 
 __all__ = ["CarlaSimulation", "OPENDRIVE_PARAMS", "load_opendrive", "sync_settings"]
 
@@ -175,6 +176,12 @@ class CarlaSimulation(Simulation):
         while not self._events.empty():
             contacts.append(self._events.get_nowait())
         state = self._world_state(contacts)
+        if self._background is not None and self._background.vehicles and self.frame % LIMIT_PERIOD == 1:
+            from roadtest.limits import scene_limits
+
+            speeds = traffic_desired_speeds(self._background, state.actors, self.network, scene_limits(self.meta),
+                                            self.environment)
+            apply_desired_speeds(self.tm, self._background, speeds)
         termination, reason = None, ""
         if not running:
             termination = Termination.COMPLETED

@@ -3,6 +3,9 @@ Traffic Manager vehicles and AI walkers, placed by a seeded plan on roadtest's o
 
 plan_traffic is pure: the same (map, traffic block, seed) gives the same slots, the same order of spawning, so
 with the TM's seed (set_random_device_seed), synchronous mode and hybrid physics off the traffic is repeatable.
+Speeds obey roadtest.limits, as on the built-in simulator: every LIMIT_PERIOD ticks each TM vehicle is given
+(set_desired_speed) its seeded share of the limit in force where it is (0.85 to 1.0; a scene's `violators` share
+1.1 to 1.3), instead of the TM's own 30 % under CARLA's limit, which knows neither the scene's fog nor night caps.
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from roadtest.sim.frames import location_to_carla, yaw_to_carla
 if TYPE_CHECKING:
     from roadtest.sim.road.api import RoadNetworkAPI
 
-__all__ = ["Slot", "plan_traffic", "Background", "spawn_traffic", "SPACING", "CLEARANCE"]
+__all__ = ["Slot", "plan_traffic", "Background", "spawn_traffic", "traffic_desired_speeds", "apply_desired_speeds",
+           "SPACING", "CLEARANCE", "LIMIT_PERIOD"]
 
 SPACING = 25.0  # m between candidate slots along a lane
 CLEARANCE = 20.0  # m from any scenario actor or the ego
 WALKER_SPEED = (1.0, 1.6)  # m/s range of walkers' cruise speed
+LIMIT_PERIOD = 10  # ticks between two updates of the TM vehicles' desired speeds
+DESIRE, VIOLATOR_DESIRE = (0.85, 1.0), (1.1, 1.3)  # a driver's desired speed, times the limit in force
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Background:
 
     carla: Any = None  # the client module
     vehicles: list[Any] = field(default_factory=list)
+    desires: list[float] = field(default_factory=list)  # per vehicle: desired speed / limit in force
     walkers: list[Any] = field(default_factory=list)
     controllers: list[Any] = field(default_factory=list)
 
@@ -112,13 +119,18 @@ def spawn_traffic(carla: Any, client: Any, world: Any, tm: Any, net: RoadNetwork
     cars = sorted((b for b in lib.filter("vehicle.*") if int(b.get_attribute("number_of_wheels").as_int()) == 4),
                   key=lambda b: b.id)
     bg = Background(carla)
+    violators = float(traffic.get("violators", 0.0) or 0.0)
+    drivers = np.random.default_rng(seed + 2)  # its own generator: the blueprints drawn stay as they were
     for i, slot in enumerate(vslots):
         bp = cars[int(rng.integers(len(cars)))]
+        breaks = violators > 0.0 and float(drivers.random()) < violators
+        desire = float(drivers.uniform(*(VIOLATOR_DESIRE if breaks else DESIRE)))
         bp.set_attribute("role_name", f"traffic_{i}")
         v = world.try_spawn_actor(bp, _transform(carla, slot, 0.3))
         if v is not None:
             v.set_autopilot(True, tm.get_port())
             bg.vehicles.append(v)
+            bg.desires.append(desire)
     walkers_bp = sorted(lib.filter("walker.pedestrian.*"), key=lambda b: b.id)
     ctrl_bp = lib.find("controller.ai.walker")
     for i, slot in enumerate(wslots):
@@ -136,3 +148,30 @@ def spawn_traffic(carla: Any, client: Any, world: Any, tm: Any, net: RoadNetwork
         c.go_to_location(world.get_random_location_from_navigation())
         c.set_max_speed(float(rng.uniform(*WALKER_SPEED)))
     return bg
+
+
+def traffic_desired_speeds(background: Background, actors: Iterable[Any], net: RoadNetworkAPI, limits: Any,
+                           environment: Any) -> dict[str, float]:
+    """km/h each background vehicle of `actors` (a WorldState's, located on the map) should drive: its desire times
+    roadtest.limits' limit in force at it (limits.vehicle_limit: the map's lane limit, the scene's posted limit,
+    signs, zones and rule caps); vehicles off the map or where no limit is known are left out."""
+    from roadtest.limits import vehicle_limit
+
+    desire = {f"traffic_{i}": d for i, d in enumerate(background.desires)}
+    out = {}
+    for a in actors:
+        lp = a.lane
+        if a.id not in desire or lp is None or not lp.lane:
+            continue
+        limit = vehicle_limit(limits, net.speed_limit(lp.road, lp.lane, lp.s), str(lp.road), lp.s,
+                              net.lane_direction(lp.road, lp.lane), environment)
+        if limit is not None:
+            out[a.id] = desire[a.id] * limit * 3.6
+    return out
+
+
+def apply_desired_speeds(tm: Any, background: Background, speeds: Mapping[str, float]) -> None:
+    """Hand the TM each vehicle's desired speed (km/h, TrafficManager.set_desired_speed, CARLA 0.9.14 on)."""
+    for name, actor in background.named():
+        if name in speeds:
+            tm.set_desired_speed(actor, float(speeds[name]))
