@@ -30,7 +30,14 @@ PROVIDED_WAYPOINT = ("id", "transform", "road_id", "section_id", "lane_id", "s",
                      "next_until_lane_end", "previous_until_lane_start", "get_left_lane", "get_right_lane")
 
 
-class LaneType(enum.IntFlag):
+class _CarlaName:
+    """str() of a CARLA enum value is its bare name, as the client prints it ("Driving", not "LaneType.Driving")."""
+
+    def __str__(self) -> str:
+        return str(self.name)
+
+
+class LaneType(_CarlaName, enum.IntFlag):
     """carla.LaneType's flags, with CARLA's values."""
 
     NONE = 1
@@ -56,11 +63,8 @@ class LaneType(enum.IntFlag):
     OnRamp = 1 << 20
     Any = (1 << 21) - 2  # every type but NONE, as CARLA's 0xFFFFFFFE
 
-    def __str__(self) -> str:
-        return str(self.name)
 
-
-class LaneChange(enum.IntFlag):
+class LaneChange(_CarlaName, enum.IntFlag):
     """carla.LaneChange: which side a vehicle may change lanes to, from the marks."""
 
     NONE = 0
@@ -68,11 +72,8 @@ class LaneChange(enum.IntFlag):
     Left = 2
     Both = 3
 
-    def __str__(self) -> str:
-        return str(self.name)
 
-
-class LaneMarkingType(enum.IntEnum):
+class LaneMarkingType(_CarlaName, enum.IntEnum):
     """carla.LaneMarkingType, with CARLA's values."""
 
     NONE = 0
@@ -86,9 +87,6 @@ class LaneMarkingType(enum.IntEnum):
     BottsDots = 8
     Grass = 9
     Curb = 10
-
-    def __str__(self) -> str:
-        return str(self.name)
 
 
 _MARKS = {"none": LaneMarkingType.NONE, "broken": LaneMarkingType.Broken, "solid": LaneMarkingType.Solid,
